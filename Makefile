@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# kcollider: "make" builds the module and the tools, "make check" runs every
+# test (host and in the QEMU test VM), "make run" boots the VM with the
+# detector loaded. See README.md.
+
+# Which Debian kernel flavour the module is built for and the VM boots:
+# amd64 (default), cloud-amd64 or rt-amd64. KDIR overrides it with any
+# kernel build tree, including a self-built one (its arch/x86/boot/bzImage
+# is then what the VM boots).
+FLAVOUR ?= amd64
+
+newest_headers = $(lastword $(sort $(wildcard /usr/src/linux-headers-*-$(FLAVOUR))))
+ifeq ($(origin KDIR),undefined)
+  ifeq ($(FLAVOUR),amd64)
+    KDIR := $(firstword $(wildcard /lib/modules/$(shell uname -r)/build))
+  endif
+  ifeq ($(KDIR),)
+    KDIR := $(newest_headers)
+  endif
+endif
+
+# Debian's headers carry the upstream version in kernel.release; the
+# release the image and modules use is UTS_RELEASE.
+KREL = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+VM_IMAGE ?= $(firstword $(wildcard $(KDIR)/arch/x86/boot/bzImage) /boot/vmlinuz-$(KREL))
+VM_CPUS ?= 4
+BUILD := $(CURDIR)/build
+
+export KDIR FLAVOUR VM_CPUS BUILD
+
+.PHONY: all kmod user selftests deps check run clean checkpatch sparse kdir-check
+
+all: kmod user
+
+kdir-check:
+	@if [ -z "$(KDIR)" ] || [ ! -e "$(KDIR)/Makefile" ]; then \
+		echo "kcollider: no kernel build tree for flavour '$(FLAVOUR)';" \
+		     "run 'make deps' or pass KDIR=/path/to/build" >&2; exit 1; fi
+
+kmod: kdir-check
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+user:
+	$(MAKE) -C user
+
+selftests: all
+	$(MAKE) -C selftests
+
+deps:
+	@scripts/deps.sh $(FLAVOUR)
+
+check: deps
+	@$(MAKE) --no-print-directory selftests
+	@VM_IMAGE="$(VM_IMAGE)" KREL="$(KREL)" selftests/runner/check.sh
+
+run: deps
+	@$(MAKE) --no-print-directory selftests
+	@VM_IMAGE="$(VM_IMAGE)" KREL="$(KREL)" selftests/runner/demo.sh
+
+checkpatch:
+	@scripts/checkpatch.sh
+
+sparse: kdir-check
+	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 modules
+
+clean:
+	-[ -e "$(KDIR)/Makefile" ] && $(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	$(MAKE) -C user clean
+	rm -rf $(BUILD)

@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KCOLLIDER_VERSION_H
+#define KCOLLIDER_VERSION_H
+
+#define KCOLLIDER_VERSION "0.1.0"
+
+/* Where the module publishes its knobs; the tools and tests read it. */
+#define KCOLLIDER_SYSFS_DIR "/sys/kernel/kcollider"
+
+#endif /* KCOLLIDER_VERSION_H */

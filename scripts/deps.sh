@@ -1,0 +1,42 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install the Debian packages kcollider needs, only those missing.
+# usage: deps.sh [FLAVOUR]   (amd64, cloud-amd64, rt-amd64)
+set -euo pipefail
+
+flavour=${1:-amd64}
+
+pkgs=(
+	# the test kernel and the tree the module is built against
+	"linux-image-$flavour" "linux-headers-$flavour"
+	# the test VM
+	qemu-system-x86 busybox-static cpio kmod xz-utils gzip file
+	# kselftest.h / kselftest_harness.h and checkpatch.pl
+	linux-source-6.1
+	# building
+	gcc make libc6-dev
+	# the CLI and the decoder oracle
+	libcapstone-dev libelf-dev libdw-dev pkg-config
+	# static checking of kmod/
+	sparse
+)
+
+missing=()
+for p in "${pkgs[@]}"; do
+	case $p in \#*) continue ;; esac
+	status=$(dpkg-query -W -f='${Status}' "$p" 2> /dev/null || true)
+	[ "$status" = "install ok installed" ] || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "deps: installing ${missing[*]}"
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing packages and not root: apt-get install ${missing[*]}" >&2
+	exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+if ! apt-get install -y -q --no-install-recommends "${missing[@]}"; then
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi

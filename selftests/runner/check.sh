@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check: the host unit tests, then the in-VM tests on the test kernel.
+# Prints a KTAP summary per group and ends with exactly one line
+# "N passed, N failed" (", N skipped" when any were skipped). Exits non-zero
+# on any failure, on a VM that did not boot, or when no test ran at all.
+#
+# Environment: VM_IMAGE, KREL (from the Makefile), VM_CPUS, VM_TIMEOUT,
+# KC_TESTS (space-separated in-VM test programs to run; default all).
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD:-$top/build}
+runner=$top/selftests/runner
+results=$build/results
+total_pass=0
+total_fail=0
+total_skip=0
+
+count() {
+	local name=$1 file=$2 status=$3 p f s
+	read -r p f s < <("$runner/ktap-count.sh" "$name" "$file" "$status")
+	group_pass=$((group_pass + p))
+	group_fail=$((group_fail + f))
+	group_skip=$((group_skip + s))
+}
+
+group_end() {
+	echo "# $1: $group_pass passed, $group_fail failed, $group_skip skipped"
+	total_pass=$((total_pass + group_pass))
+	total_fail=$((total_fail + group_fail))
+	total_skip=$((total_skip + group_skip))
+}
+
+rm -rf "$results"
+mkdir -p "$results/host" "$results/vm"
+
+echo "# ==== host unit tests ===="
+group_pass=0 group_fail=0 group_skip=0
+for t in "$build"/host/*_test; do
+	[ -x "$t" ] || continue
+	name=$(basename "$t")
+	echo "# host: $name"
+	(cd "$top" && "$t") > "$results/host/$name.ktap" 2>&1
+	status=$?
+	cat "$results/host/$name.ktap"
+	count "$name" "$results/host/$name.ktap" "$status"
+done
+group_end host
+
+echo "# ==== in-VM tests (kernel ${KREL:-?}, ${VM_CPUS:-4} CPUs) ===="
+group_pass=0 group_fail=0 group_skip=0
+KC_MODULE=$top/kmod/kcollider.ko
+export KC_MODULE
+"$runner/run-vm.sh" -o "$results/vm" -k "${VM_IMAGE:-}" -r "${KREL:-}" \
+	-c "${VM_CPUS:-4}" -t "${VM_TIMEOUT:-1500}" -- \
+	env KC_MODULE="$KC_MODULE" KC_TOP="$top" \
+	"$runner/vm-suite.sh" "$build" ${KC_TESTS:-}
+vm_status=$?
+if [ $vm_status -ge 124 ]; then
+	echo "# vm: FATAL: the test VM failed (status $vm_status); every in-VM test counts as failed" >&2
+	group_fail=$((group_fail + 1))
+fi
+ran=0
+for t in "$build"/vm/*_test; do
+	name=$(basename "$t")
+	if [ -n "${KC_TESTS:-}" ] && ! [[ " $KC_TESTS " == *" $name "* ]]; then
+		continue
+	fi
+	ran=1
+	ktap=$results/vm/$name.ktap
+	if [ ! -f "$ktap" ] || [ ! -f "$results/vm/$name.rc" ]; then
+		echo "# vm: $name: no result from the VM: counted as failed" >&2
+		group_fail=$((group_fail + 1))
+		continue
+	fi
+	count "$name" "$ktap" "$(cat "$results/vm/$name.rc")"
+done
+[ $ran = 1 ] || { echo "# vm: no in-VM test program" >&2; group_fail=$((group_fail + 1)); }
+group_end vm
+
+if [ $((total_pass + total_fail)) -eq 0 ]; then
+	echo "# no test ran" >&2
+	total_fail=1
+fi
+line="$total_pass passed, $total_fail failed"
+[ $total_skip -gt 0 ] && line="$line, $total_skip skipped"
+echo "$line"
+[ $total_fail -eq 0 ]

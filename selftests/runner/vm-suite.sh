@@ -1,0 +1,19 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs inside the test VM: every in-VM kselftest program, one after the
+# other, each one's KTAP saved to $KC_RESULTS/<name>.ktap and its exit
+# status to <name>.rc for check.sh to count on the host.
+# usage: vm-suite.sh BUILD_DIR [TEST...]
+build=$1
+shift
+[ -n "$KC_RESULTS" ] || { echo "vm-suite: run me inside the test VM" >&2; exit 2; }
+if [ $# -eq 0 ]; then
+	set -- $(cd "$build/vm" && ls)
+fi
+for t in "$@"; do
+	echo "# vm: $t"
+	"$build/vm/$t" > "$KC_RESULTS/$t.ktap" 2>&1
+	echo $? > "$KC_RESULTS/$t.rc"
+	cat "$KC_RESULTS/$t.ktap"
+done

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers for the in-VM tests: load and unload kcollider.ko, read and write
+ * its sysfs attributes. The tests run as root inside the test VM only; each
+ * refuses to run elsewhere so a stray invocation never loads a module into
+ * the build machine's kernel.
+ */
+#ifndef KC_VM_UTIL_H
+#define KC_VM_UTIL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <kcollider/version.h>
+
+static inline bool kc_in_vm(void)
+{
+	const char *v = getenv("KC_IN_VM");
+
+	return v && !strcmp(v, "1");
+}
+
+/* Path of the module to load: $KC_MODULE, set by the runner. */
+static inline const char *kc_module_path(void)
+{
+	const char *p = getenv("KC_MODULE");
+
+	return p ? p : "kmod/kcollider.ko";
+}
+
+static inline int kc_load_module(const char *path, const char *params)
+{
+	int fd, ret;
+
+	if (!kc_in_vm()) {
+		errno = EPERM;
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ret = syscall(SYS_finit_module, fd, params ? params : "", 0);
+	close(fd);
+	return ret;
+}
+
+static inline int kc_unload_module(const char *name)
+{
+	return syscall(SYS_delete_module, name, O_NONBLOCK);
+}
+
+static inline bool kc_path_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+/* Reads a whole sysfs attribute; returns its length or -errno. */
+static inline int kc_read_attr(const char *name, char *buf, size_t size)
+{
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), KCOLLIDER_SYSFS_DIR "/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0)
+		n = -errno;
+	else
+		buf[n] = '\0';
+	close(fd);
+	return n;
+}
+
+/* Writes @val in one write(2); returns 0 or -errno of the write. */
+static inline int kc_write_attr(const char *name, const char *val)
+{
+	char path[256];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), KCOLLIDER_SYSFS_DIR "/%s", name);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return n;
+}
+
+#endif /* KC_VM_UTIL_H */

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KCOLLIDER_MAIN_H
+#define KCOLLIDER_MAIN_H
+
+#include <stdbool.h>
+
+struct cmd {
+	const char *name;
+	int (*func)(int argc, char **argv);
+	const char *summary;
+};
+
+extern bool json_output;
+extern const char *prog_name;
+
+int do_status(int argc, char **argv);
+int do_version(int argc, char **argv);
+
+#endif /* KCOLLIDER_MAIN_H */
