@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The race report: the contract between the module (which prints it to
+ * dmesg and to debugfs) and the CLI (which parses it).
+ *
+ * The layout is KCSAN's, line for line, with kcollider's tool name, so the
+ * eyes and scripts that read KCSAN reports (syzkaller's included) read it.
+ * kcollider's own facts follow in lines that each begin "kcollider: <key>:"
+ * and are "key=value" pairs separated by spaces; KCSAN-style parsers ignore
+ * them. A two-sided report:
+ *
+ * ==================================================================
+ * BUG: KCOLLIDER: data-race in kc_r1_dec / kc_r1_inc
+ *
+ * read-write to 0xffffffffc0a02010 of 4 bytes by task 211 on cpu 1:
+ *  kc_r1_dec+0x12/0x30 [kc_planted]
+ *  kc_r1_thread+0x41/0x90 [kc_planted]
+ *  kthread+0xd7/0x100
+ *  ret_from_fork+0x22/0x30
+ *
+ * read-write to 0xffffffffc0a02010 of 4 bytes by task 210 on cpu 0:
+ *  kc_r1_inc+0xc/0x30 [kc_planted]
+ *  kc_r1_thread+0x41/0x90 [kc_planted]
+ *  kthread+0xd7/0x100
+ *  ret_from_fork+0x22/0x30
+ *
+ * value changed: 0x00000005 -> 0x00000004
+ *
+ * kcollider: sampled: ip=0xffffffffc0a0000c sym=kc_r1_inc+0xc/0x30 mod=kc_planted op=add access=read-write size=4
+ * kcollider: racer: ip=0xffffffffc0a0010e trap_ip=0xffffffffc0a00112 sym=kc_r1_dec+0xe/0x30 mod=kc_planted op=sub access=read-write size=4
+ * kcollider: watch: addr=0xffffffffc0a02010 len=4 type=rw window_us=812 armed=4/4
+ * kcollider: context: racer=task racer_irqs=on sampled=task sampled_irqs=on
+ * kcollider: object: global sym=kc_r1_count+0x0/0x4 mod=kc_planted
+ * kcollider: class: harmful
+ * kcollider: seq: 17
+ *
+ * Reported by kcollider on:
+ * CPU: 0 PID: 210 Comm: kc_r1/0 Tainted: G           OE      6.1.0-56-amd64
+ * ==================================================================
+ *
+ * Rules:
+ * - First access block: the racer, caught by the watchpoint. Its stack is
+ *   unwound from the trap, so its top frame is the instruction AFTER the
+ *   access; the "racer:" line gives the access itself (ip=) and the trap
+ *   ip. Second block: the sampled access; its top frame IS the access.
+ * - Header: the two functions of the accesses, without offsets, sorted as
+ *   strings (the pair is the dedup key, as in syzbot titles).
+ * - "by task PID" or "by interrupt" (hardirq, softirq or NMI-like); the
+ *   context line says which.
+ * - value line only when the value changed; 2 * size hex digits (size <= 8).
+ * - One-sided (the value changed, no racer caught): header
+ *   "BUG: KCOLLIDER: data-race in <f>+0xoff/0xsize", one access block that
+ *   begins "race at unknown origin, with <type> to ...", and the line
+ *   "kcollider: racer: unknown".
+ * - object: "global sym=<symbol>+0xoff/0xsize", "slab cache=<name>
+ *   start=0x... offset=<n> size=<n>", "stack", or "unknown".
+ * - class: "harmful", or "benign filter=<name>".
+ * - sym= is "func+0xoff/0xsize" (no module); mod= follows for module code
+ *   and is absent for the kernel image. Values never contain spaces.
+ */
+#ifndef KCOLLIDER_REPORT_H
+#define KCOLLIDER_REPORT_H
+
+#define KC_REPORT_RULE \
+	"=================================================================="
+#define KC_REPORT_TITLE "BUG: KCOLLIDER: data-race in "
+#define KC_REPORT_UNKNOWN_ORIGIN "race at unknown origin, with "
+#define KC_REPORT_VALUE "value changed: "
+#define KC_REPORT_TOOL_LINE "kcollider: "
+#define KC_REPORT_FOOTER "Reported by kcollider on:"
+
+/* Keys of kcollider's own lines, in the order they are printed. */
+#define KC_REPORT_KEY_SAMPLED "sampled"
+#define KC_REPORT_KEY_RACER "racer"
+#define KC_REPORT_KEY_WATCH "watch"
+#define KC_REPORT_KEY_CONTEXT "context"
+#define KC_REPORT_KEY_OBJECT "object"
+#define KC_REPORT_KEY_CLASS "class"
+#define KC_REPORT_KEY_SEQ "seq"
+
+#endif /* KCOLLIDER_REPORT_H */
