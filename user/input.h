@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef KCOLLIDER_INPUT_H
+#define KCOLLIDER_INPUT_H
+
+#include <stdbool.h>
+
+#include "report_parse.h"
+
+/* Where reports come from. */
+enum kc_input_kind {
+	KC_IN_FILE,	/* a file, or stdin for "-" */
+	KC_IN_KMSG,	/* /dev/kmsg: the kernel log, records as dmesg has them */
+	KC_IN_DEBUGFS,	/* the module's debugfs report file */
+};
+
+#define KC_DEBUGFS_REPORTS "/sys/kernel/debug/kcollider/reports"
+
+struct kc_input {
+	enum kc_input_kind kind;
+	const char *path;	/* KC_IN_FILE: file name or "-" */
+	bool follow;		/* keep reading as the log grows */
+};
+
+/* Parse every report of @in, calling @cb for each. 0 or -errno. */
+int kc_input_parse(const struct kc_input *in, kc_report_cb cb, void *data,
+		   unsigned long *nreports, unsigned long *nbad);
+
+/*
+ * Common options of the commands that read reports; returns 1 if @opt was
+ * one of them, 0 if not, -1 on a bad argument.
+ */
+int kc_input_option(struct kc_input *in, int opt, const char *arg);
+#define KC_INPUT_OPTS_SHORT "fKD"
+#define KC_INPUT_LONGOPTS \
+	{ "follow", no_argument, NULL, 'f' }, \
+	{ "kmsg", no_argument, NULL, 'K' }, \
+	{ "dmesg", no_argument, NULL, 'K' }, \
+	{ "debugfs", no_argument, NULL, 'D' }
+#define KC_INPUT_USAGE \
+	"  -K, --kmsg, --dmesg  read the kernel log (/dev/kmsg)\n" \
+	"  -D, --debugfs    read the module's report file (" KC_DEBUGFS_REPORTS ")\n" \
+	"  -f, --follow     keep reading as new reports arrive (kmsg, debugfs, files)\n" \
+	"  FILE | -         read a saved log or stdin (default: stdin)\n"
+
+#endif /* KCOLLIDER_INPUT_H */
