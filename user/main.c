@@ -14,6 +14,7 @@ bool json_output;
 const char *prog_name = "kcollider";
 
 static const struct cmd cmds[] = {
+	{ "litmus", do_litmus, "decide x86 litmus tests under x86-TSO and SC" },
 	{ "report", do_report, "list or group race reports (list | group)" },
 	{ "status", do_status, "show the loaded module's settings" },
 	{ "version", do_version, "print the tool's version" },

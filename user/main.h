@@ -13,6 +13,7 @@ struct cmd {
 extern bool json_output;
 extern const char *prog_name;
 
+int do_litmus(int argc, char **argv);
 int do_report(int argc, char **argv);
 int do_status(int argc, char **argv);
 int do_version(int argc, char **argv);
