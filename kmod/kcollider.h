@@ -1,22 +1,210 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Internal interfaces between the module's parts. Each part has its own
- * file: main.c (load/unload), sysfs.c (the knobs).
+ * Internal interfaces between the module's parts, one file per concern:
+ *   main.c       load/unload, enable/disable, the state lock
+ *   targets.c    what to sample: target list, decoding sites into the pool
+ *   sampler.c    which sites are armed: random rotation, rate controller
+ *   stall.c      kprobe pre-handler, trampoline redirect, the stall itself
+ *   trampoline.S the IRET-frame trampoline that runs the stall in context
+ *   watch.c      hardware watchpoint slots, cross-CPU arming, the #DB hook
+ *   report.c     report records, dedup, printing, the debugfs record log
+ *   debugfs.c    /sys/kernel/debug/kcollider/{control,reports}
+ *   sysfs.c      /sys/kernel/kcollider/ knobs and stats
  */
 #ifndef KMOD_KCOLLIDER_H
 #define KMOD_KCOLLIDER_H
 
+#include <linux/atomic.h>
+#include <linux/kprobes.h>
+#include <linux/list.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
 #include <linux/types.h>
 
+#include <kcollider/x86_decode.h>
+
+#define KC_MAX_SLOTS		4
+#define KC_MAX_TRAPS		4
+#define KC_STACK_DEPTH		16
+#define KC_MAX_PROBES		256
+
+/* Settings; written under kc_state_lock, read locklessly. */
 struct kc_settings {
 	bool enabled;
+	unsigned int sample_rate;	/* fired breakpoints per second */
+	unsigned int max_probes;	/* upper bound on armed breakpoints */
+	unsigned int window_sleep_us;	/* where the thread may sleep */
+	unsigned int window_atomic_us;	/* busy-wait elsewhere */
+	unsigned int arm_timeout_us;	/* bounded wait for IPI acks */
+	unsigned int dedup_ms;
+	unsigned int nr_slots;		/* fixed at load */
+	bool sample_percpu;		/* sample %gs-relative accesses */
 };
 
 extern struct kc_settings kc_settings;
 
+/* Why a fired breakpoint was not sampled: stats "skipped_*". */
+enum kc_skip {
+	KC_SKIP_NMI,
+	KC_SKIP_RECURSION,
+	KC_SKIP_ROTATION,
+	KC_SKIP_FORBIDDEN,
+	KC_SKIP_NO_SLOT,
+	KC_SKIP_NO_MARK,
+	KC_SKIP_RCU,
+	KC_SKIP_DISABLED,
+	KC_NR_SKIPS,
+};
+
+struct kc_stats {
+	atomic_long_t fired;		/* first hits of armed breakpoints */
+	atomic_long_t hits;		/* every int3 of ours */
+	atomic_long_t samples;
+	atomic_long_t watch_full;
+	atomic_long_t watch_partial;
+	atomic_long_t races;
+	atomic_long_t unknown_origin;
+	atomic_long_t reports_suppressed;
+	atomic_long_t reports_lost;
+	atomic_long_t dr_repaired;
+	atomic_long_t late_traps;
+	atomic_long_t sites_refused;
+	atomic_long_t skipped[KC_NR_SKIPS];
+};
+
+extern struct kc_stats kc_stats;
+extern const char * const kc_skip_names[KC_NR_SKIPS];
+
+static inline void kc_count_skip(enum kc_skip why)
+{
+	atomic_long_inc(&kc_stats.skipped[why]);
+}
+
+/* One sampling site: a memory-accessing instruction of a target. */
+struct kc_site {
+	struct kprobe kp;
+	struct kc_mem_operand mem;
+	u8 insn_len;
+	u16 op;
+	bool registered;
+	bool armed;			/* kprobe enabled (sampler-owned) */
+	atomic_t fired;			/* first hit since arming taken */
+};
+
+/* A target: one function, or every function of a module. */
+struct kc_target {
+	struct list_head node;
+	char spec[80];			/* as written: "f", "m:f", "module:m" */
+	bool is_module;
+	bool loaded;			/* module targets: code present */
+	unsigned int nr_sites;
+	struct kc_site *sites;
+};
+
+/* The context an access ran in, as reports name it. */
+enum kc_ctx {
+	KC_CTX_TASK,
+	KC_CTX_SOFTIRQ,
+	KC_CTX_HARDIRQ,
+	KC_CTX_NMI,
+};
+
+struct kc_side {
+	unsigned long ip;		/* the access instruction */
+	unsigned long trap_ip;		/* racer: where the #DB trapped */
+	unsigned long stack[KC_STACK_DEPTH];
+	unsigned int nr_stack;
+	int cpu;
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+	u8 ctx;				/* enum kc_ctx */
+	bool irqs_on;
+	u8 access;			/* enum kc_access, 0 = not decoded */
+	u8 size;
+	u16 op;
+	bool locked;
+};
+
+struct kc_report {
+	struct kc_side sampled;
+	struct kc_side racer;
+	bool has_racer;
+	bool value_changed;
+	unsigned long addr;
+	u8 size;
+	u8 watch_rw;			/* watched reads and writes */
+	u32 window_us;
+	u16 armed_cpus;
+	u16 online_cpus;
+	u64 old_value;
+	u64 new_value;
+};
+
+/* main.c */
+extern struct mutex kc_state_lock;
+int kc_set_enabled(bool on);
+bool kc_is_enabled(void);
+
+/* sysfs.c */
 int kc_sysfs_init(void);
 void kc_sysfs_exit(void);
 
-int kc_set_enabled(bool on);
+/* targets.c */
+int kc_targets_init(const char *initial);
+void kc_targets_exit(void);
+int kc_targets_write(const char *buf, size_t len);
+ssize_t kc_targets_show(char *buf, size_t size);
+bool kc_addr_is_probe(unsigned long addr, u8 *orig_byte);
+unsigned int kc_targets_collect(struct kc_site **pool, unsigned int max);
+unsigned int kc_targets_nr_sites(void);
+
+/* sampler.c */
+int kc_sampler_init(void);
+void kc_sampler_exit(void);
+void kc_sampler_start(void);
+void kc_sampler_stop(void);
+void kc_sampler_pool_changed(void);
+unsigned long kc_sampler_pool_size(void);
+unsigned int kc_sampler_armed(void);
+bool kc_sampler_map_slot_ip(unsigned long ip, unsigned long *orig);
+extern atomic_t kc_rotating;
+
+/* stall.c */
+int kc_stall_init(void);
+void kc_stall_exit(void);
+int kc_site_pre_handler(struct kprobe *p, struct pt_regs *regs);
+void kc_site_post_handler(struct kprobe *p, struct pt_regs *regs,
+			  unsigned long flags);
+void kc_marks_expire(void);
+bool kc_task_is_sampled(struct task_struct *task);
+extern atomic_t kc_windows_open;
+extern atomic_t kc_stalls_in_flight;
+
+/* watch.c */
+struct kc_slot;
+int kc_watch_init(unsigned int nr_slots);
+void kc_watch_exit(void);
+struct kc_slot *kc_watch_claim(void);
+void kc_watch_release(struct kc_slot *slot);
+unsigned int kc_watch_arm(struct kc_slot *slot, unsigned long addr,
+			  unsigned int size, bool watch_reads);
+void kc_watch_disarm(struct kc_slot *slot);
+bool kc_watch_take_trap(struct kc_slot *slot, struct kc_side *racer);
+bool kc_watch_trapped(struct kc_slot *slot);
+bool kc_addr_is_detector(unsigned long addr, unsigned int size);
+bool kc_addr_forbidden(unsigned long addr, unsigned int size);
+void kc_unwind_regs(struct pt_regs *regs, struct kc_side *a);
+u8 kc_ctx_of(unsigned long preempt);
+
+/* report.c */
+int kc_report_init(void);
+void kc_report_exit(void);
+void kc_report_submit(const struct kc_report *r);
+int kc_report_log_show(struct seq_file *m, void *v);
+void kc_decode_racer(struct kc_side *a);
+
+/* debugfs.c */
+int kc_debugfs_init(void);
+void kc_debugfs_exit(void);
 
 #endif /* KMOD_KCOLLIDER_H */

@@ -2,26 +2,67 @@
 /*
  * kcollider: a DataCollider-style data-race detector for stock kernels.
  *
- * Load and unload. Unload must leave nothing behind: it tears down in the
- * reverse order of init and only returns once every part has stopped.
+ * Load and unload. Unload must leave nothing behind: it stops sampling,
+ * unregisters every probe, waits for every stall, report and IPI, and
+ * gives the debug registers back, in the reverse order of init.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/mutex.h>
 
 #include <kcollider/version.h>
 #include "kcollider.h"
 
-struct kc_settings kc_settings;
+static char *targets;
+module_param(targets, charp, 0400);
+MODULE_PARM_DESC(targets, "initial targets: func, mod:func, module:NAME (comma-separated)");
 
-/* Serializes every change of state made through sysfs. */
-static DEFINE_MUTEX(kc_state_lock);
+static unsigned int watch_slots = 2;
+module_param(watch_slots, uint, 0400);
+MODULE_PARM_DESC(watch_slots, "hardware watchpoints reserved on every CPU (1-4)");
+
+struct kc_settings kc_settings = {
+	.sample_rate = 200,
+	.max_probes = 64,
+	.window_sleep_us = 2000,
+	.window_atomic_us = 100,
+	.arm_timeout_us = 2000,
+	.dedup_ms = 3000,
+};
+
+struct kc_stats kc_stats;
+
+const char * const kc_skip_names[KC_NR_SKIPS] = {
+	[KC_SKIP_NMI] = "nmi",
+	[KC_SKIP_RECURSION] = "recursion",
+	[KC_SKIP_ROTATION] = "rotation",
+	[KC_SKIP_FORBIDDEN] = "forbidden_address",
+	[KC_SKIP_NO_SLOT] = "no_slot",
+	[KC_SKIP_NO_MARK] = "no_mark",
+	[KC_SKIP_RCU] = "rcu_not_watching",
+	[KC_SKIP_DISABLED] = "disabled",
+};
+
+/* Serializes every change of state: settings, targets, enable. */
+DEFINE_MUTEX(kc_state_lock);
+
+bool kc_is_enabled(void)
+{
+	return READ_ONCE(kc_settings.enabled);
+}
 
 int kc_set_enabled(bool on)
 {
 	mutex_lock(&kc_state_lock);
-	WRITE_ONCE(kc_settings.enabled, on);
+	if (on != kc_settings.enabled) {
+		WRITE_ONCE(kc_settings.enabled, on);
+		if (on)
+			kc_sampler_start();
+		else
+			kc_sampler_stop();
+	}
 	mutex_unlock(&kc_state_lock);
 	return 0;
 }
@@ -30,17 +71,52 @@ static int __init kcollider_init(void)
 {
 	int ret;
 
-	ret = kc_sysfs_init();
+	if (watch_slots < 1 || watch_slots > KC_MAX_SLOTS) {
+		pr_err("watch_slots=%u: must be 1 to %d\n", watch_slots,
+		       KC_MAX_SLOTS);
+		return -EINVAL;
+	}
+	kc_settings.nr_slots = watch_slots;
+	ret = kc_watch_init(watch_slots);
 	if (ret)
 		return ret;
-	pr_info("version %s loaded\n", KCOLLIDER_VERSION);
+	ret = kc_report_init();
+	if (ret)
+		goto err_watch;
+	kc_stall_init();
+	kc_sampler_init();
+	ret = kc_targets_init(targets);
+	if (ret)
+		goto err_report;
+	ret = kc_sysfs_init();
+	if (ret)
+		goto err_targets;
+	kc_debugfs_init();
+	pr_info("version %s loaded, %u watch slots\n", KCOLLIDER_VERSION,
+		watch_slots);
 	return 0;
+
+err_targets:
+	kc_targets_exit();
+	kc_sampler_exit();
+	kc_stall_exit();
+err_report:
+	kc_report_exit();
+err_watch:
+	kc_watch_exit();
+	return ret;
 }
 
 static void __exit kcollider_exit(void)
 {
-	kc_set_enabled(false);
+	kc_debugfs_exit();
 	kc_sysfs_exit();
+	kc_set_enabled(false);
+	kc_targets_exit();
+	kc_sampler_exit();
+	kc_stall_exit();
+	kc_report_exit();
+	kc_watch_exit();
 	pr_info("unloaded\n");
 }
 

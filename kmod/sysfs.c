@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /sys/kernel/kcollider/: the run-time knobs.
+ * /sys/kernel/kcollider/: the run-time knobs and the counters.
  *
- * Every store parses its whole input with the shared strict parsers and
- * touches the setting only when the input is valid, so a bad write returns
- * -EINVAL and leaves the previous value in place.
+ * Every store parses its whole input with the shared strict parsers
+ * (include/kcollider/parse.h, unit-tested on the host) and touches the
+ * setting only when the input is valid and in range, so a bad write
+ * returns -EINVAL and leaves the previous value in place.
  */
 #include <linux/kobject.h>
+#include <linux/mutex.h>
 #include <linux/sysfs.h>
 
 #include <kcollider/parse.h>
@@ -15,10 +17,57 @@
 
 static struct kobject *kc_kobj;
 
+/* A numeric knob: where it lives and what it may be set to. */
+struct kc_uint_attr {
+	struct kobj_attribute attr;
+	unsigned int *value;
+	unsigned int min;
+	unsigned int max;
+};
+
+static ssize_t kc_uint_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	struct kc_uint_attr *a = container_of(attr, struct kc_uint_attr, attr);
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*a->value));
+}
+
+static ssize_t kc_uint_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	struct kc_uint_attr *a = container_of(attr, struct kc_uint_attr, attr);
+	u64 v;
+	int ret;
+
+	ret = kc_parse_u64_range(buf, count, a->min, a->max, &v);
+	if (ret)
+		return ret;
+	mutex_lock(&kc_state_lock);
+	WRITE_ONCE(*a->value, v);
+	mutex_unlock(&kc_state_lock);
+	return count;
+}
+
+#define KC_UINT_ATTR(_name, _field, _min, _max)				\
+	static struct kc_uint_attr kc_attr_##_name = {			\
+		.attr = __ATTR(_name, 0644, kc_uint_show, kc_uint_store),\
+		.value = &kc_settings._field,				\
+		.min = _min,						\
+		.max = _max,						\
+	}
+
+KC_UINT_ATTR(sample_rate, sample_rate, 1, 100000);
+KC_UINT_ATTR(max_probes, max_probes, 1, KC_MAX_PROBES);
+KC_UINT_ATTR(window_sleep_us, window_sleep_us, 1, 100000);
+KC_UINT_ATTR(window_atomic_us, window_atomic_us, 1, 1000);
+KC_UINT_ATTR(arm_timeout_us, arm_timeout_us, 1, 10000);
+KC_UINT_ATTR(dedup_ms, dedup_ms, 0, 3600000);
+
 static ssize_t enabled_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
 {
-	return sysfs_emit(buf, "%d\n", READ_ONCE(kc_settings.enabled));
+	return sysfs_emit(buf, "%d\n", kc_is_enabled());
 }
 
 static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
@@ -34,18 +83,104 @@ static ssize_t enabled_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return ret ? ret : count;
 }
 
+static ssize_t sample_percpu_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(kc_settings.sample_percpu));
+}
+
+/* Which sites exist depends on it: applies to targets added afterwards. */
+static ssize_t sample_percpu_store(struct kobject *kobj,
+				   struct kobj_attribute *attr,
+				   const char *buf, size_t count)
+{
+	bool on;
+	int ret;
+
+	ret = kc_parse_bool(buf, count, &on);
+	if (ret)
+		return ret;
+	WRITE_ONCE(kc_settings.sample_percpu, on);
+	return count;
+}
+
+static ssize_t targets_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	return kc_targets_show(buf, PAGE_SIZE);
+}
+
+static ssize_t targets_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	int ret = kc_targets_write(buf, count);
+
+	return ret ? ret : count;
+}
+
+static ssize_t watch_slots_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%u\n", kc_settings.nr_slots);
+}
+
 static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
 {
 	return sysfs_emit(buf, "%s\n", KCOLLIDER_VERSION);
 }
 
+static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	const struct kc_stats *s = &kc_stats;
+	ssize_t n;
+	int i;
+
+	n = sysfs_emit(buf,
+		       "sites %lu\nprobes_armed %u\nhits %ld\nfired %ld\n"
+		       "samples %ld\nwatch_full %ld\nwatch_partial %ld\n"
+		       "races %ld\nunknown_origin %ld\nreports_suppressed %ld\n"
+		       "reports_lost %ld\ndr_repaired %ld\nlate_traps %ld\n"
+		       "sites_refused %ld\n",
+		       kc_sampler_pool_size(), kc_sampler_armed(),
+		       atomic_long_read(&s->hits), atomic_long_read(&s->fired),
+		       atomic_long_read(&s->samples),
+		       atomic_long_read(&s->watch_full),
+		       atomic_long_read(&s->watch_partial),
+		       atomic_long_read(&s->races),
+		       atomic_long_read(&s->unknown_origin),
+		       atomic_long_read(&s->reports_suppressed),
+		       atomic_long_read(&s->reports_lost),
+		       atomic_long_read(&s->dr_repaired),
+		       atomic_long_read(&s->late_traps),
+		       atomic_long_read(&s->sites_refused));
+	for (i = 0; i < KC_NR_SKIPS; i++)
+		n += sysfs_emit_at(buf, n, "skipped_%s %ld\n", kc_skip_names[i],
+				   atomic_long_read(&s->skipped[i]));
+	return n;
+}
+
 static struct kobj_attribute enabled_attr = __ATTR_RW(enabled);
+static struct kobj_attribute targets_attr = __ATTR_RW(targets);
+static struct kobj_attribute sample_percpu_attr = __ATTR_RW(sample_percpu);
+static struct kobj_attribute watch_slots_attr = __ATTR_RO(watch_slots);
 static struct kobj_attribute version_attr = __ATTR_RO(version);
+static struct kobj_attribute stats_attr = __ATTR_RO(stats);
 
 static struct attribute *kc_attrs[] = {
 	&enabled_attr.attr,
+	&targets_attr.attr,
+	&sample_percpu_attr.attr,
+	&kc_attr_sample_rate.attr.attr,
+	&kc_attr_max_probes.attr.attr,
+	&kc_attr_window_sleep_us.attr.attr,
+	&kc_attr_window_atomic_us.attr.attr,
+	&kc_attr_arm_timeout_us.attr.attr,
+	&kc_attr_dedup_ms.attr.attr,
+	&watch_slots_attr.attr,
 	&version_attr.attr,
+	&stats_attr.attr,
 	NULL,
 };
 

@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The reporter: race records queued by stalls, finished and printed by a
+ * worker in KCSAN's layout (include/kcollider/report.h), de-duplicated per
+ * unordered pair of access sites, and kept in a log the CLI reads from
+ * debugfs without parsing the console.
+ *
+ * Stalls may run with IRQs off, so the queue is a raw spinlock and a
+ * bounded array: a full queue drops the record and counts it.
+ */
+/* Report lines carry no prefix: the layout is KCSAN's. */
+#define pr_fmt(fmt) fmt
+
+#include <linux/kallsyms.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/printk.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/uaccess.h>
+#include <linux/utsname.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+
+#include <kcollider/report.h>
+#include "kcollider.h"
+
+#define KC_QUEUE_LEN		32
+#define KC_DEDUP_SLOTS		256
+#define KC_DEDUP_PROBES		8
+#define KC_LOG_RECORDS		128
+#define KC_LOG_TEXT		4096
+
+struct kc_dedup_entry {
+	unsigned long a, b;
+	unsigned long stamp;
+};
+
+struct kc_log_record {
+	u64 seq;
+	unsigned int len;
+	char text[KC_LOG_TEXT];
+};
+
+static struct kc_report kc_queue[KC_QUEUE_LEN];
+static unsigned int kc_queue_head, kc_queue_tail;
+static DEFINE_RAW_SPINLOCK(kc_queue_lock);
+static struct work_struct kc_report_work;
+static bool kc_report_ready;
+
+/* Worker-only state: the work item never runs concurrently with itself. */
+static struct kc_report kc_current;
+static struct kc_dedup_entry kc_dedup[KC_DEDUP_SLOTS];
+static char kc_text[KC_LOG_TEXT];
+static size_t kc_text_len;
+
+static DEFINE_MUTEX(kc_log_lock);
+static struct kc_log_record *kc_log;
+static u64 kc_log_next_seq = 1;
+static DEFINE_SPINLOCK(kc_print_lock);
+
+static const char * const kc_ctx_names[] = {
+	[KC_CTX_TASK] = "task",
+	[KC_CTX_SOFTIRQ] = "softirq",
+	[KC_CTX_HARDIRQ] = "hardirq",
+	[KC_CTX_NMI] = "nmi",
+};
+
+void kc_report_submit(const struct kc_report *r)
+{
+	unsigned long flags;
+	bool queued = false;
+
+	raw_spin_lock_irqsave(&kc_queue_lock, flags);
+	if (kc_queue_head - kc_queue_tail < KC_QUEUE_LEN) {
+		kc_queue[kc_queue_head % KC_QUEUE_LEN] = *r;
+		kc_queue_head++;
+		queued = true;
+	}
+	raw_spin_unlock_irqrestore(&kc_queue_lock, flags);
+	if (!queued) {
+		atomic_long_inc(&kc_stats.reports_lost);
+		return;
+	}
+	if (READ_ONCE(kc_report_ready))
+		queue_work(system_unbound_wq, &kc_report_work);
+}
+
+static bool kc_queue_pop(struct kc_report *r)
+{
+	unsigned long flags;
+	bool got = false;
+
+	raw_spin_lock_irqsave(&kc_queue_lock, flags);
+	if (kc_queue_tail != kc_queue_head) {
+		*r = kc_queue[kc_queue_tail % KC_QUEUE_LEN];
+		kc_queue_tail++;
+		got = true;
+	}
+	raw_spin_unlock_irqrestore(&kc_queue_lock, flags);
+	return got;
+}
+
+/* "func+0xoff/0xsize [mod]" -> start of func and its size. */
+static bool kc_func_bounds(unsigned long ip, unsigned long *start,
+			   unsigned long *size)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned long off;
+	char *plus;
+
+	sprint_symbol(sym, ip);
+	plus = strrchr(sym, '+');
+	if (!plus || sscanf(plus, "+%lx/%lx", &off, size) != 2)
+		return false;
+	*start = ip - off;
+	return true;
+}
+
+/*
+ * The racer's access: decode forward from its function's start to the
+ * trap ip; the instruction ending there made the access. A REP string
+ * instruction with iterations left traps on itself.
+ */
+void kc_decode_racer(struct kc_side *a)
+{
+	unsigned long ip = a->trap_ip, start, size, off, len;
+	struct kc_insn insn, last = { };
+	unsigned long last_off = ~0UL;
+	u8 *code;
+
+	if (kc_sampler_map_slot_ip(ip, &start))
+		ip = a->trap_ip = start;
+	a->ip = ip;
+	if (!kc_func_bounds(ip - 1, &start, &size))
+		return;
+	len = min(size, ip - start + KC_INSN_MAX_LEN);
+	code = kvmalloc(len, GFP_KERNEL);
+	if (!code)
+		return;
+	if (copy_from_kernel_nofault(code, (void *)start, len))
+		goto out;
+	mutex_lock(&kc_state_lock);
+	for (off = 0; off < len; off++) {
+		u8 orig;
+
+		if (code[off] == 0xcc && kc_addr_is_probe(start + off, &orig))
+			code[off] = orig;
+	}
+	mutex_unlock(&kc_state_lock);
+	for (off = 0; start + off < ip; off += insn.length) {
+		if (kc_decode(code + off, len - off, &insn))
+			goto out;
+		last = insn;
+		last_off = off;
+	}
+	if (start + off != ip || last_off == ~0UL)
+		goto out;
+	if (!(last.flags & KC_INSN_MEM) &&
+	    !kc_decode(code + off, len - off, &insn) &&
+	    (insn.flags & KC_INSN_STRING)) {
+		last = insn;
+		last_off = off;
+	}
+	a->ip = start + last_off;
+	if (last.flags & KC_INSN_MEM) {
+		a->access = last.mem[0].access;
+		a->size = last.mem[0].size;
+	}
+	a->op = last.op;
+	a->locked = !!(last.flags & KC_INSN_ATOMIC);
+out:
+	kvfree(code);
+}
+
+static bool kc_dedup_suppress(unsigned long x, unsigned long y)
+{
+	unsigned long a = min(x, y), b = max(x, y), now = jiffies;
+	unsigned long window = msecs_to_jiffies(READ_ONCE(kc_settings.dedup_ms));
+	unsigned int h = hash_long(a ^ (b * 31), 8), i, oldest = h;
+
+	for (i = 0; i < KC_DEDUP_PROBES; i++) {
+		struct kc_dedup_entry *e = &kc_dedup[(h + i) % KC_DEDUP_SLOTS];
+
+		if (e->a == a && e->b == b && e->stamp) {
+			if (time_before(now, e->stamp + window))
+				return true;
+			e->stamp = now;
+			return false;
+		}
+		if (time_before(e->stamp,
+				kc_dedup[oldest % KC_DEDUP_SLOTS].stamp))
+			oldest = h + i;
+	}
+	kc_dedup[oldest % KC_DEDUP_SLOTS] = (struct kc_dedup_entry) {
+		.a = a, .b = b, .stamp = now ? now : 1,
+	};
+	return false;
+}
+
+static __printf(1, 2) void kc_out(const char *fmt, ...)
+{
+	va_list args;
+	int n;
+
+	va_start(args, fmt);
+	n = vscnprintf(kc_text + kc_text_len, sizeof(kc_text) - kc_text_len,
+		       fmt, args);
+	va_end(args);
+	kc_text_len += n;
+}
+
+static const char *kc_access_name(const struct kc_side *a, bool watch_rw)
+{
+	switch (a->access) {
+	case KC_ACC_READ:
+		return "read";
+	case KC_ACC_WRITE:
+		return "write";
+	case KC_ACC_RW:
+		return "read-write";
+	default:
+		return watch_rw ? "read" : "write";
+	}
+}
+
+/* Function name of @ip without offset or module, as syzbot titles use. */
+static void kc_func_name(unsigned long ip, char *buf)
+{
+	char *sp;
+
+	sprint_symbol_no_offset(buf, ip);
+	sp = strchr(buf, ' ');
+	if (sp)
+		*sp = '\0';
+}
+
+/*
+ * "sym=func+0xoff/0xsize mod=name" for kcollider's own lines; objects
+ * drop the size, which kallsyms guesses badly for data.
+ */
+static void kc_out_sym(unsigned long ip, bool with_size)
+{
+	char sym[KSYM_SYMBOL_LEN], *mod, *slash;
+
+	sprint_symbol(sym, ip);
+	slash = strchr(sym, '/');
+	if (!with_size && slash)
+		memmove(slash, slash + strcspn(slash, " "),
+			strlen(slash + strcspn(slash, " ")) + 1);
+	mod = strstr(sym, " [");
+	if (mod) {
+		*mod = '\0';
+		mod += 2;
+		mod[strcspn(mod, "]")] = '\0';
+		kc_out("sym=%s mod=%s", sym, mod);
+	} else {
+		kc_out("sym=%s", sym);
+	}
+}
+
+static void kc_out_access(const struct kc_report *r, const struct kc_side *a,
+			  bool one_sided)
+{
+	unsigned int i;
+
+	kc_out("%s%s to 0x%lx of %u bytes by ",
+	       one_sided ? KC_REPORT_UNKNOWN_ORIGIN : "",
+	       kc_access_name(a, r->watch_rw), r->addr,
+	       a->size ? a->size : r->size);
+	if (a->ctx == KC_CTX_TASK)
+		kc_out("task %d on cpu %d:\n", a->pid, a->cpu);
+	else
+		kc_out("interrupt on cpu %d:\n", a->cpu);
+	for (i = 0; i < a->nr_stack; i++)
+		kc_out(" %pS\n", (void *)a->stack[i]);
+	kc_out("\n");
+}
+
+static void kc_out_header(const struct kc_report *r)
+{
+	char fa[KSYM_NAME_LEN + 64], fb[KSYM_NAME_LEN + 64];
+
+	kc_out("%s\n", KC_REPORT_RULE);
+	if (!r->has_racer) {
+		kc_out("%s%pS\n\n", KC_REPORT_TITLE, (void *)r->sampled.ip);
+		return;
+	}
+	kc_func_name(r->racer.ip, fa);
+	kc_func_name(r->sampled.ip, fb);
+	if (strcmp(fa, fb) > 0)
+		kc_out("%s%s / %s\n\n", KC_REPORT_TITLE, fb, fa);
+	else
+		kc_out("%s%s / %s\n\n", KC_REPORT_TITLE, fa, fb);
+}
+
+static void kc_out_tool_lines(const struct kc_report *r, u64 seq)
+{
+	const struct kc_side *s = &r->sampled, *x = &r->racer;
+
+	kc_out("%s%s: ip=0x%lx ", KC_REPORT_TOOL_LINE, KC_REPORT_KEY_SAMPLED,
+	       s->ip);
+	kc_out_sym(s->ip, true);
+	kc_out(" op=%s access=%s size=%u\n", kc_op_name(s->op),
+	       kc_access_name(s, r->watch_rw), s->size);
+	if (r->has_racer) {
+		kc_out("%s%s: ip=0x%lx trap_ip=0x%lx ", KC_REPORT_TOOL_LINE,
+		       KC_REPORT_KEY_RACER, x->ip, x->trap_ip);
+		kc_out_sym(x->ip, true);
+		kc_out(" op=%s access=%s size=%u locked=%d\n",
+		       kc_op_name(x->op), kc_access_name(x, r->watch_rw),
+		       x->size, x->locked);
+	} else {
+		kc_out("%s%s: unknown\n", KC_REPORT_TOOL_LINE,
+		       KC_REPORT_KEY_RACER);
+	}
+	kc_out("%s%s: addr=0x%lx len=%u type=%s window_us=%u armed=%u/%u\n",
+	       KC_REPORT_TOOL_LINE, KC_REPORT_KEY_WATCH, r->addr, r->size,
+	       r->watch_rw ? "rw" : "w", r->window_us, r->armed_cpus,
+	       r->online_cpus);
+	kc_out("%s%s: sampled=%s sampled_irqs=%s", KC_REPORT_TOOL_LINE,
+	       KC_REPORT_KEY_CONTEXT, kc_ctx_names[s->ctx],
+	       s->irqs_on ? "on" : "off");
+	if (r->has_racer)
+		kc_out(" racer=%s racer_irqs=%s", kc_ctx_names[x->ctx],
+		       x->irqs_on ? "on" : "off");
+	kc_out("\n");
+	kc_out("%s%s: harmful\n", KC_REPORT_TOOL_LINE, KC_REPORT_KEY_CLASS);
+	kc_out("%s%s: %llu\n", KC_REPORT_TOOL_LINE, KC_REPORT_KEY_SEQ, seq);
+}
+
+static bool kc_addr_is_image_or_module(unsigned long addr)
+{
+	return (addr >= __START_KERNEL_map &&
+		addr < __START_KERNEL_map + KERNEL_IMAGE_SIZE) ||
+	       (addr >= MODULES_VADDR && addr < MODULES_END);
+}
+
+/* The object line; slab facts come from kmem_dump_obj() on the console. */
+static bool kc_out_object(const struct kc_report *r)
+{
+	kc_out("%s%s: ", KC_REPORT_TOOL_LINE, KC_REPORT_KEY_OBJECT);
+	if (kc_addr_is_image_or_module(r->addr)) {
+		kc_out("global ");
+		kc_out_sym(r->addr, false);
+		kc_out("\n");
+		return false;
+	}
+	if (is_vmalloc_addr((void *)r->addr)) {
+		kc_out("vmalloc\n");
+		return false;
+	}
+	if (virt_addr_valid((void *)r->addr) &&
+	    PageSlab(virt_to_head_page((void *)r->addr))) {
+		kc_out("slab");
+		return true;
+	}
+	kc_out("unknown\n");
+	return false;
+}
+
+static void kc_log_append(u64 seq)
+{
+	struct kc_log_record *rec;
+
+	mutex_lock(&kc_log_lock);
+	rec = &kc_log[seq % KC_LOG_RECORDS];
+	rec->seq = seq;
+	rec->len = kc_text_len;
+	memcpy(rec->text, kc_text, kc_text_len);
+	mutex_unlock(&kc_log_lock);
+}
+
+/* One burst under one lock: no other report interleaves with it. */
+static void kc_print(const struct kc_report *r, bool slab)
+{
+	char *line = kc_text, *nl;
+	unsigned long flags;
+
+	spin_lock_irqsave(&kc_print_lock, flags);
+	while ((nl = strchr(line, '\n'))) {
+		*nl = '\0';
+		if (slab && str_has_prefix(line, KC_REPORT_TOOL_LINE
+					   KC_REPORT_KEY_OBJECT ": slab")) {
+			pr_err("%s", line);
+			kmem_dump_obj((void *)r->addr);
+			pr_cont("\n");
+		} else {
+			pr_err("%s\n", line);
+		}
+		*nl = '\n';
+		line = nl + 1;
+	}
+	spin_unlock_irqrestore(&kc_print_lock, flags);
+}
+
+static void kc_report_one(struct kc_report *r)
+{
+	u64 seq;
+	bool slab;
+
+	if (r->has_racer)
+		kc_decode_racer(&r->racer);
+	if (kc_dedup_suppress(r->sampled.ip, r->has_racer ? r->racer.ip : 0)) {
+		atomic_long_inc(&kc_stats.reports_suppressed);
+		return;
+	}
+	atomic_long_inc(r->has_racer ? &kc_stats.races :
+			&kc_stats.unknown_origin);
+	mutex_lock(&kc_log_lock);
+	seq = kc_log_next_seq++;
+	mutex_unlock(&kc_log_lock);
+
+	kc_text_len = 0;
+	kc_out_header(r);
+	if (r->has_racer)
+		kc_out_access(r, &r->racer, false);
+	kc_out_access(r, &r->sampled, !r->has_racer);
+	if (r->value_changed)
+		kc_out("%s0x%0*llx -> 0x%0*llx\n\n", KC_REPORT_VALUE,
+		       r->size * 2, r->old_value, r->size * 2, r->new_value);
+	kc_out_tool_lines(r, seq);
+	slab = kc_out_object(r);
+	if (slab)
+		kc_out("\n");
+	kc_out("\n%s\n", KC_REPORT_FOOTER);
+	kc_out("CPU: %d PID: %d Comm: %s %s\n", r->sampled.cpu, r->sampled.pid,
+	       r->sampled.comm, init_utsname()->release);
+	kc_out("%s\n", KC_REPORT_RULE);
+	kc_print(r, slab);
+	kc_log_append(seq);
+}
+
+static void kc_report_fn(struct work_struct *work)
+{
+	while (kc_queue_pop(&kc_current))
+		kc_report_one(&kc_current);
+}
+
+/* debugfs "reports": every retained record in order; gaps show in seq. */
+int kc_report_log_show(struct seq_file *m, void *v)
+{
+	u64 first, seq;
+
+	mutex_lock(&kc_log_lock);
+	first = kc_log_next_seq > KC_LOG_RECORDS ?
+		kc_log_next_seq - KC_LOG_RECORDS : 1;
+	if (first > 1)
+		seq_printf(m, "%slost: %llu records before seq %llu\n",
+			   KC_REPORT_TOOL_LINE, first - 1, first);
+	for (seq = first; seq < kc_log_next_seq; seq++) {
+		struct kc_log_record *rec = &kc_log[seq % KC_LOG_RECORDS];
+
+		if (rec->seq == seq)
+			seq_write(m, rec->text, rec->len);
+	}
+	mutex_unlock(&kc_log_lock);
+	return 0;
+}
+
+int kc_report_init(void)
+{
+	kc_log = vzalloc(array_size(KC_LOG_RECORDS, sizeof(*kc_log)));
+	if (!kc_log)
+		return -ENOMEM;
+	INIT_WORK(&kc_report_work, kc_report_fn);
+	WRITE_ONCE(kc_report_ready, true);
+	return 0;
+}
+
+/* After the last stall: nothing can queue a record any more. */
+void kc_report_exit(void)
+{
+	WRITE_ONCE(kc_report_ready, false);
+	flush_work(&kc_report_work);
+	kc_report_fn(&kc_report_work);
+	vfree(kc_log);
+	kc_log = NULL;
+}

@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sampled thread: the kprobe pre-handler decides whether a hit becomes
+ * a sample and, if so, sends the thread through the trampoline so that the
+ * watch window is held open in the thread's own context (IRQ state,
+ * preempt count, RCU state), never inside the NMI-like int3 handler.
+ *
+ * When the stall ends, the trampoline IRETs back to the probed instruction,
+ * which hits the int3 again; a mark keyed by (address, stack pointer, task)
+ * tells the pre-handler to let it execute. Per-CPU marks would be wrong: an
+ * IRQ can run the same probe between the IRET and the re-executed int3.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/hardirq.h>
+#include <linux/kprobes.h>
+#include <linux/prandom.h>
+#include <linux/preempt.h>
+#include <linux/random.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/task_stack.h>
+#include <linux/uaccess.h>
+#include <asm/processor.h>
+
+#include "kcollider.h"
+
+#define KC_NR_MARKS	64
+
+enum { KC_MARK_FREE, KC_MARK_CLAIMED, KC_MARK_READY };
+
+struct kc_mark {
+	atomic_t state;
+	unsigned long addr;
+	unsigned long sp;
+	struct task_struct *task;
+	unsigned long stamp;
+};
+
+/* What the pre-handler learnt, for the stall that follows. */
+struct kc_sample {
+	atomic_t busy;
+	struct task_struct *task;
+	unsigned long sp;
+	struct kc_site *site;
+	struct kc_slot *slot;
+	struct kc_mark *mark;
+	unsigned long addr;
+	unsigned int size;
+	unsigned long preempt;
+	bool irqs_on;
+	int cpu;
+};
+
+static struct kc_mark kc_marks[KC_NR_MARKS];
+static struct kc_sample kc_samples[KC_MAX_SLOTS];
+static DEFINE_PER_CPU(int, kc_cpu_busy);
+
+atomic_t kc_windows_open = ATOMIC_INIT(0);
+atomic_t kc_stalls_in_flight = ATOMIC_INIT(0);
+
+void kc_trampoline(void);
+__visible void kc_stall(struct pt_regs *regs);
+
+static struct kc_mark *kc_mark_claim(unsigned long addr, unsigned long sp)
+{
+	int i;
+
+	for (i = 0; i < KC_NR_MARKS; i++) {
+		struct kc_mark *m = &kc_marks[i];
+
+		if (atomic_cmpxchg(&m->state, KC_MARK_FREE, KC_MARK_CLAIMED))
+			continue;
+		m->addr = addr;
+		m->sp = sp;
+		m->task = current;
+		return m;
+	}
+	return NULL;
+}
+
+static bool kc_mark_consume(unsigned long addr, unsigned long sp)
+{
+	int i;
+
+	for (i = 0; i < KC_NR_MARKS; i++) {
+		struct kc_mark *m = &kc_marks[i];
+
+		if (atomic_read_acquire(&m->state) != KC_MARK_READY)
+			continue;
+		if (m->addr != addr || m->sp != sp || m->task != current)
+			continue;
+		if (atomic_cmpxchg(&m->state, KC_MARK_READY, KC_MARK_FREE) ==
+		    KC_MARK_READY)
+			return true;
+	}
+	return false;
+}
+
+/* Marks whose probe was disarmed before the thread came back. */
+void kc_marks_expire(void)
+{
+	int i;
+
+	for (i = 0; i < KC_NR_MARKS; i++) {
+		struct kc_mark *m = &kc_marks[i];
+
+		if (atomic_read_acquire(&m->state) == KC_MARK_READY &&
+		    time_after(jiffies, m->stamp + HZ))
+			atomic_cmpxchg(&m->state, KC_MARK_READY, KC_MARK_FREE);
+	}
+}
+
+bool kc_task_is_sampled(struct task_struct *task)
+{
+	int i;
+
+	for (i = 0; i < KC_MAX_SLOTS; i++)
+		if (atomic_read(&kc_samples[i].busy) &&
+		    READ_ONCE(kc_samples[i].task) == task)
+			return true;
+	return false;
+}
+
+/* Two windows on one address would catch each other's value reads. */
+static bool kc_addr_sampled(unsigned long addr, unsigned int size)
+{
+	int i;
+
+	for (i = 0; i < KC_MAX_SLOTS; i++) {
+		struct kc_sample *s = &kc_samples[i];
+
+		if (atomic_read(&s->busy) && READ_ONCE(s->task) &&
+		    addr < s->addr + s->size && s->addr < addr + size)
+			return true;
+	}
+	return false;
+}
+
+static struct kc_sample *kc_sample_claim(void)
+{
+	int i;
+
+	for (i = 0; i < KC_MAX_SLOTS; i++)
+		if (!atomic_cmpxchg(&kc_samples[i].busy, 0, 1))
+			return &kc_samples[i];
+	return NULL;
+}
+
+static struct kc_sample *kc_sample_find(struct task_struct *task,
+					unsigned long sp)
+{
+	int i;
+
+	for (i = 0; i < KC_MAX_SLOTS; i++)
+		if (atomic_read(&kc_samples[i].busy) &&
+		    kc_samples[i].task == task && kc_samples[i].sp == sp)
+			return &kc_samples[i];
+	return NULL;
+}
+
+static void kc_regs_to_decoder(const struct pt_regs *regs, struct kc_regs *r)
+{
+	r->gpr[KC_REG_RAX] = regs->ax;
+	r->gpr[KC_REG_RCX] = regs->cx;
+	r->gpr[KC_REG_RDX] = regs->dx;
+	r->gpr[KC_REG_RBX] = regs->bx;
+	r->gpr[KC_REG_RSP] = regs->sp;
+	r->gpr[KC_REG_RBP] = regs->bp;
+	r->gpr[KC_REG_RSI] = regs->si;
+	r->gpr[KC_REG_RDI] = regs->di;
+	r->gpr[KC_REG_R8] = regs->r8;
+	r->gpr[KC_REG_R9] = regs->r9;
+	r->gpr[KC_REG_R10] = regs->r10;
+	r->gpr[KC_REG_R11] = regs->r11;
+	r->gpr[KC_REG_R12] = regs->r12;
+	r->gpr[KC_REG_R13] = regs->r13;
+	r->gpr[KC_REG_R14] = regs->r14;
+	r->gpr[KC_REG_R15] = regs->r15;
+	r->fs_base = 0;
+	r->gs_base = this_cpu_read(this_cpu_off);
+}
+
+static bool kc_site_address(struct kc_site *site, struct pt_regs *regs,
+			    unsigned long *addr)
+{
+	struct kc_insn insn = {
+		.length = site->insn_len,
+		.flags = KC_INSN_MEM,
+		.nmem = 1,
+		.mem[0] = site->mem,
+	};
+	struct kc_regs r;
+	u64 ea;
+
+	kc_regs_to_decoder(regs, &r);
+	r.ip = (unsigned long)site->kp.addr;
+	if (kc_effective_address(&insn, 0, &r, &ea))
+		return false;
+	*addr = ea;
+	return true;
+}
+
+static bool kc_addr_on_stack(unsigned long addr, unsigned long sp)
+{
+	unsigned long stack = (unsigned long)task_stack_page(current);
+
+	if (addr >= stack && addr < stack + THREAD_SIZE)
+		return true;
+	/* IRQ and exception stacks: whatever stack we were running on */
+	return addr + IRQ_STACK_SIZE > sp && addr < sp + IRQ_STACK_SIZE;
+}
+
+static bool kc_addr_watchable(unsigned long addr, unsigned int size,
+			      unsigned long sp)
+{
+	if (size > 8)
+		size = 8;
+	if (addr & (size - 1))
+		return false;
+	if (kc_addr_forbidden(addr, size))
+		return false;
+	return !kc_addr_on_stack(addr, sp);
+}
+
+static void kc_redirect(struct kprobe *p, struct pt_regs *regs)
+{
+	unsigned long *frame = (unsigned long *)(regs->sp - 5 * sizeof(long));
+
+	frame[0] = (unsigned long)p->addr;
+	frame[1] = regs->cs;
+	frame[2] = regs->flags & ~X86_EFLAGS_TF;
+	frame[3] = regs->sp;
+	frame[4] = regs->ss;
+	regs->sp -= 5 * sizeof(long);
+	regs->ip = (unsigned long)kc_trampoline;
+	regs->flags &= ~(X86_EFLAGS_TF | X86_EFLAGS_AC | X86_EFLAGS_DF);
+}
+
+/* Returns the reason not to sample this hit, or -1 to sample it. */
+static int kc_should_skip(unsigned long preempt)
+{
+	if (!READ_ONCE(kc_settings.enabled))
+		return KC_SKIP_DISABLED;
+	if (preempt & NMI_MASK)
+		return KC_SKIP_NMI;
+	if (this_cpu_read(kc_cpu_busy) || kc_task_is_sampled(current))
+		return KC_SKIP_RECURSION;
+	return -1;
+}
+
+static bool kc_claim_window(void)
+{
+	atomic_inc(&kc_windows_open);
+	smp_mb__after_atomic();
+	if (!atomic_read(&kc_rotating))
+		return true;
+	atomic_dec(&kc_windows_open);
+	return false;
+}
+
+/* int3, NMI-like: no locks, no printk, no sleeping, no IPIs. */
+int kc_site_pre_handler(struct kprobe *p, struct pt_regs *regs)
+{
+	struct kc_site *site = container_of(p, struct kc_site, kp);
+	unsigned long preempt = preempt_count() - (NMI_OFFSET + HARDIRQ_OFFSET);
+	struct kc_sample *s;
+	unsigned long addr;
+	int skip;
+
+	if (kc_mark_consume((unsigned long)p->addr, regs->sp))
+		return 0;
+	atomic_long_inc(&kc_stats.hits);
+	/* probes just armed by a rotation in progress fire again after it */
+	if (atomic_read(&kc_rotating))
+		return 0;
+	if (atomic_cmpxchg(&site->fired, 0, 1))
+		return 0;
+	atomic_long_inc(&kc_stats.fired);
+	skip = kc_should_skip(preempt);
+	if (skip >= 0)
+		goto skipped;
+	skip = KC_SKIP_FORBIDDEN;
+	if (!kc_site_address(site, regs, &addr) ||
+	    !kc_addr_watchable(addr, site->mem.size, regs->sp))
+		goto skipped;
+	skip = KC_SKIP_NO_SLOT;
+	if (kc_addr_sampled(addr, site->mem.size))
+		goto skipped;
+	skip = KC_SKIP_ROTATION;
+	if (!kc_claim_window())
+		goto skipped;
+	skip = KC_SKIP_NO_SLOT;
+	s = kc_sample_claim();
+	if (!s)
+		goto unwindow;
+	s->slot = kc_watch_claim();
+	if (!s->slot)
+		goto unsample;
+	skip = KC_SKIP_NO_MARK;
+	s->mark = kc_mark_claim((unsigned long)p->addr, regs->sp);
+	if (!s->mark)
+		goto unslot;
+	s->site = site;
+	s->addr = addr;
+	s->size = min_t(unsigned int, site->mem.size, 8);
+	s->preempt = preempt;
+	s->irqs_on = !!(regs->flags & X86_EFLAGS_IF);
+	s->cpu = raw_smp_processor_id();
+	s->sp = regs->sp;
+	WRITE_ONCE(s->task, current);
+	atomic_inc(&kc_stalls_in_flight);
+	kc_redirect(p, regs);
+	return 1;
+
+unslot:
+	kc_watch_release(s->slot);
+unsample:
+	atomic_set_release(&s->busy, 0);
+unwindow:
+	atomic_dec(&kc_windows_open);
+skipped:
+	kc_count_skip(skip);
+	return 0;
+}
+
+/* A post-handler, even empty, keeps kprobes from optimizing the probe. */
+void kc_site_post_handler(struct kprobe *p, struct pt_regs *regs,
+			  unsigned long flags)
+{
+}
+
+/* mechanics.md section 3: sleeping is legal only here. */
+static bool kc_can_sleep(void)
+{
+	return preemptible() && !rcu_preempt_depth() &&
+	       READ_ONCE(current->__state) == TASK_RUNNING &&
+	       !pagefault_disabled();
+}
+
+static u64 kc_read_value(unsigned long addr, unsigned int size)
+{
+	u64 v = 0;
+
+	if (copy_from_kernel_nofault(&v, (void *)addr, size))
+		return 0;
+	return v;
+}
+
+static unsigned int kc_window_us(bool sleep)
+{
+	unsigned int w = sleep ? READ_ONCE(kc_settings.window_sleep_us) :
+				 READ_ONCE(kc_settings.window_atomic_us);
+
+	/* randomized downward, as KCSAN does, so windows do not phase-lock */
+	return w / 2 + get_random_u32() % (w / 2 + 1);
+}
+
+static void kc_wait_window(struct kc_slot *slot, bool sleep,
+			   unsigned int us)
+{
+	unsigned int i;
+
+	if (sleep) {
+		usleep_range(us, us + us / 8 + 1);
+		return;
+	}
+	for (i = 0; i < us && !kc_watch_trapped(slot); i++)
+		udelay(1);
+}
+
+static void kc_fill_sampled(struct kc_sample *s, struct pt_regs *regs,
+			    struct kc_side *a)
+{
+	a->ip = (unsigned long)s->site->kp.addr;
+	a->cpu = s->cpu;
+	a->ctx = kc_ctx_of(s->preempt);
+	a->irqs_on = s->irqs_on;
+	a->pid = a->ctx == KC_CTX_TASK ? task_pid_nr(current) : 0;
+	memcpy(a->comm, current->comm, sizeof(a->comm));
+	a->access = s->site->mem.access;
+	a->size = s->size;
+	a->op = s->site->op;
+	kc_unwind_regs(regs, a);
+}
+
+static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
+{
+	bool sleep = kc_can_sleep();
+	bool writes = s->site->mem.access & KC_ACC_WRITE;
+	struct kc_report r = { };
+	unsigned int us = kc_window_us(sleep);
+
+	atomic_long_inc(&kc_stats.samples);
+	r.addr = s->addr;
+	r.size = s->size;
+	r.watch_rw = writes;
+	r.window_us = us;
+	r.online_cpus = num_online_cpus();
+	r.old_value = kc_read_value(s->addr, s->size);
+
+	if (!sleep)
+		this_cpu_write(kc_cpu_busy, 1);
+	r.armed_cpus = kc_watch_arm(s->slot, s->addr, s->size, writes);
+	kc_wait_window(s->slot, sleep, us);
+	kc_watch_disarm(s->slot);
+	if (!sleep)
+		this_cpu_write(kc_cpu_busy, 0);
+
+	r.new_value = kc_read_value(s->addr, s->size);
+	r.value_changed = r.old_value != r.new_value;
+	r.has_racer = kc_watch_take_trap(s->slot, &r.racer);
+	if (!r.has_racer && !r.value_changed)
+		return;
+	kc_fill_sampled(s, regs, &r.sampled);
+	kc_report_submit(&r);
+}
+
+/* Called by the trampoline, in the sampled thread's own context. */
+__visible void kc_stall(struct pt_regs *regs)
+{
+	struct kc_sample *s = kc_sample_find(current, regs->sp);
+
+	if (WARN_ON_ONCE(!s))
+		return;
+	if (rcu_is_watching())
+		kc_sample_run(s, regs);
+	else
+		kc_count_skip(KC_SKIP_RCU);
+
+	s->mark->stamp = jiffies;
+	atomic_set_release(&s->mark->state, KC_MARK_READY);
+	kc_watch_release(s->slot);
+	WRITE_ONCE(s->task, NULL);
+	atomic_set_release(&s->busy, 0);
+	atomic_dec(&kc_windows_open);
+	atomic_dec(&kc_stalls_in_flight);
+}
+
+int kc_stall_init(void)
+{
+	return 0;
+}
+
+/* Unload: every thread redirected into the trampoline has left it. */
+void kc_stall_exit(void)
+{
+	while (atomic_read(&kc_stalls_in_flight))
+		msleep(1);
+	synchronize_rcu_tasks();
+}

@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The watchpoint engine: hardware data watchpoints retargeted from any
+ * non-NMI context.
+ *
+ * No kernel API retargets a breakpoint from atomic code, so at load we
+ * reserve K wide breakpoints on private placeholder words (perf then owns
+ * one debug register per slot on every CPU) and afterwards write targets
+ * straight into that register: locally, and on the other CPUs through
+ * async IPIs that apply the slot's latest state and acknowledge it. The
+ * arming thread waits a bounded time and counts on how many CPUs the watch
+ * took. Anything that reloads the debug registers behind our back
+ * (text_poke, perf reinstalling the event) puts the placeholder back; the
+ * IPI callback notices and repairs it.
+ *
+ * The #DB callback runs NMI-like: lock-free and printk-free, it only
+ * records the trap into the slot for the stalled thread to collect.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/hw_breakpoint.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/perf_event.h>
+#include <linux/sched/clock.h>
+#include <linux/smp.h>
+#include <asm/debugreg.h>
+#include <asm/hw_breakpoint.h>
+#include <asm/unwind.h>
+
+#include "kcollider.h"
+
+struct kc_slot {
+	unsigned int index;
+	struct perf_event * __percpu *bp;
+	/* Published state; seq is odd while the owner rewrites it. */
+	unsigned int seq;
+	bool active;
+	unsigned long addr;
+	u8 len;				/* X86_BREAKPOINT_LEN_* */
+	u8 type;			/* X86_BREAKPOINT_WRITE / _RW */
+	atomic_t claimed;
+	atomic_t open;			/* traps accepted */
+	atomic_t nr_traps;
+	atomic_t trap_done[KC_MAX_TRAPS];
+	struct kc_side traps[KC_MAX_TRAPS];
+	/* Never accessed: the register parks here between windows. */
+	u64 placeholder __aligned(8);
+};
+
+struct kc_watch_cpu {
+	call_single_data_t csd[KC_MAX_SLOTS];
+	unsigned int acked[KC_MAX_SLOTS];	/* seq applied last */
+	int drn[KC_MAX_SLOTS];			/* DR holding the slot */
+	unsigned long written[KC_MAX_SLOTS];	/* what we put in it */
+};
+
+static DEFINE_PER_CPU(struct kc_watch_cpu, kc_watch_cpu);
+static struct kc_slot kc_slots[KC_MAX_SLOTS];
+static unsigned int kc_nr_slots;
+static atomic_t kc_ipis_in_flight = ATOMIC_INIT(0);
+
+static unsigned long kc_dr_read(int n)
+{
+	unsigned long v;
+
+	get_debugreg(v, n);
+	return v;
+}
+
+static unsigned long kc_slot_parked(struct kc_slot *slot)
+{
+	return (unsigned long)&slot->placeholder;
+}
+
+static bool kc_dr_is_ours(struct kc_slot *slot, struct kc_watch_cpu *wc,
+			  unsigned long dr)
+{
+	return dr == kc_slot_parked(slot) || dr == wc->written[slot->index];
+}
+
+/* Which DRn perf gave this slot on this CPU; it can move, so re-check. */
+static int kc_watch_find_drn(struct kc_slot *slot, struct kc_watch_cpu *wc)
+{
+	int i = wc->drn[slot->index];
+
+	if (i >= 0 && kc_dr_is_ours(slot, wc, kc_dr_read(i)))
+		return i;
+	for (i = 0; i < HBP_NUM; i++) {
+		if (kc_dr_is_ours(slot, wc, kc_dr_read(i))) {
+			wc->drn[slot->index] = i;
+			return i;
+		}
+	}
+	wc->drn[slot->index] = -1;
+	return -1;
+}
+
+/*
+ * Type and length live in DR7 and in perf's copy of it: change both, and
+ * perf's own bookkeeping (bp->hw.info) so its uninstall clears the right
+ * bits. cpu_dr7 first so an NMI never restores a stale DR7.
+ */
+static void kc_watch_set_kind(struct kc_slot *slot, int drn, u8 len, u8 type)
+{
+	struct perf_event *bp = *this_cpu_ptr(slot->bp);
+	struct arch_hw_breakpoint *info = counter_arch_bp(bp);
+	unsigned int shift = DR_CONTROL_SHIFT + drn * DR_CONTROL_SIZE;
+	unsigned long dr7;
+
+	if (info->len == len && info->type == type)
+		return;
+	dr7 = this_cpu_read(cpu_dr7);
+	dr7 &= ~(0xfUL << shift);
+	dr7 |= ((unsigned long)(len | type) & 0xf) << shift;
+	info->len = len;
+	info->type = type;
+	this_cpu_write(cpu_dr7, dr7);
+	barrier();
+	set_debugreg(dr7, 7);
+}
+
+/* Runs with IRQs off on the CPU it updates. */
+static void kc_watch_apply_local(struct kc_slot *slot)
+{
+	struct kc_watch_cpu *wc = this_cpu_ptr(&kc_watch_cpu);
+	unsigned long addr, dr;
+	unsigned int seq;
+	bool active;
+	u8 len, type;
+	int drn;
+
+	do {
+		seq = smp_load_acquire(&slot->seq);
+		active = READ_ONCE(slot->active);
+		addr = READ_ONCE(slot->addr);
+		len = READ_ONCE(slot->len);
+		type = READ_ONCE(slot->type);
+		smp_rmb();
+	} while ((seq & 1) || seq != READ_ONCE(slot->seq));
+
+	drn = kc_watch_find_drn(slot, wc);
+	if (drn < 0)
+		goto ack;
+	dr = kc_dr_read(drn);
+	if (!active) {
+		set_debugreg(kc_slot_parked(slot), drn);
+		wc->written[slot->index] = kc_slot_parked(slot);
+		goto ack;
+	}
+	/* Armed for this very state before, and reverted since: repair. */
+	if (wc->acked[slot->index] == seq && wc->written[slot->index] == addr &&
+	    dr != addr)
+		atomic_long_inc(&kc_stats.dr_repaired);
+	/* Kind first, while the register still parks on the placeholder. */
+	if (dr != addr) {
+		set_debugreg(kc_slot_parked(slot), drn);
+		kc_watch_set_kind(slot, drn, len, type);
+	}
+	wc->written[slot->index] = addr;
+	set_debugreg(addr, drn);
+ack:
+	smp_store_release(&wc->acked[slot->index], seq);
+}
+
+static void kc_watch_ipi(void *info)
+{
+	kc_watch_apply_local(info);
+	atomic_dec(&kc_ipis_in_flight);
+}
+
+static void kc_watch_kick(struct kc_slot *slot, int cpu)
+{
+	call_single_data_t *csd = &per_cpu(kc_watch_cpu, cpu).csd[slot->index];
+
+	atomic_inc(&kc_ipis_in_flight);
+	/* -EBUSY: one is still queued and will apply the latest state. */
+	if (smp_call_function_single_async(cpu, csd))
+		atomic_dec(&kc_ipis_in_flight);
+}
+
+static void kc_watch_publish(struct kc_slot *slot, bool active,
+			     unsigned long addr, u8 len, u8 type)
+{
+	WRITE_ONCE(slot->seq, slot->seq + 1);
+	smp_wmb();
+	WRITE_ONCE(slot->active, active);
+	WRITE_ONCE(slot->addr, addr);
+	WRITE_ONCE(slot->len, len);
+	WRITE_ONCE(slot->type, type);
+	smp_store_release(&slot->seq, slot->seq + 1);
+}
+
+/* Apply the slot's state everywhere; returns on how many CPUs it took. */
+static unsigned int kc_watch_propagate(struct kc_slot *slot)
+{
+	unsigned int seq = slot->seq, done = 0, timeout;
+	int cpu, this_cpu;
+	unsigned long flags;
+	u64 deadline;
+
+	this_cpu = get_cpu();
+	local_irq_save(flags);
+	kc_watch_apply_local(slot);
+	local_irq_restore(flags);
+	for_each_online_cpu(cpu)
+		if (cpu != this_cpu)
+			kc_watch_kick(slot, cpu);
+	timeout = READ_ONCE(kc_settings.arm_timeout_us);
+	deadline = local_clock() + (u64)timeout * NSEC_PER_USEC;
+	for (;;) {
+		done = 0;
+		for_each_online_cpu(cpu) {
+			struct kc_watch_cpu *wc = per_cpu_ptr(&kc_watch_cpu, cpu);
+
+			if (smp_load_acquire(&wc->acked[slot->index]) == seq)
+				done++;
+		}
+		if (done >= num_online_cpus() || local_clock() > deadline)
+			break;
+		cpu_relax();
+	}
+	put_cpu();
+	return done;
+}
+
+static u8 kc_len_bits(unsigned int size)
+{
+	switch (size) {
+	case 1:
+		return X86_BREAKPOINT_LEN_1;
+	case 2:
+		return X86_BREAKPOINT_LEN_2;
+	case 4:
+		return X86_BREAKPOINT_LEN_4;
+	default:
+		return X86_BREAKPOINT_LEN_8;
+	}
+}
+
+unsigned int kc_watch_arm(struct kc_slot *slot, unsigned long addr,
+			  unsigned int size, bool watch_reads)
+{
+	unsigned int armed;
+	int i;
+
+	for (i = 0; i < KC_MAX_TRAPS; i++)
+		atomic_set(&slot->trap_done[i], 0);
+	atomic_set(&slot->nr_traps, 0);
+	kc_watch_publish(slot, true, addr, kc_len_bits(size),
+			 watch_reads ? X86_BREAKPOINT_RW : X86_BREAKPOINT_WRITE);
+	atomic_set_release(&slot->open, 1);
+	armed = kc_watch_propagate(slot);
+	if (armed >= num_online_cpus())
+		atomic_long_inc(&kc_stats.watch_full);
+	else
+		atomic_long_inc(&kc_stats.watch_partial);
+	return armed;
+}
+
+void kc_watch_disarm(struct kc_slot *slot)
+{
+	kc_watch_publish(slot, false, slot->addr, slot->len, slot->type);
+	kc_watch_propagate(slot);
+	atomic_set_release(&slot->open, 0);
+}
+
+bool kc_watch_trapped(struct kc_slot *slot)
+{
+	return atomic_read(&slot->nr_traps) > 0;
+}
+
+/* The first complete trap record of the window just closed. */
+bool kc_watch_take_trap(struct kc_slot *slot, struct kc_side *racer)
+{
+	int i, n = min(atomic_read(&slot->nr_traps), KC_MAX_TRAPS);
+
+	for (i = 0; i < n; i++) {
+		if (atomic_read_acquire(&slot->trap_done[i])) {
+			*racer = slot->traps[i];
+			return true;
+		}
+	}
+	return false;
+}
+
+struct kc_slot *kc_watch_claim(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < kc_nr_slots; i++)
+		if (!atomic_cmpxchg(&kc_slots[i].claimed, 0, 1))
+			return &kc_slots[i];
+	return NULL;
+}
+
+void kc_watch_release(struct kc_slot *slot)
+{
+	atomic_set_release(&slot->claimed, 0);
+}
+
+u8 kc_ctx_of(unsigned long pc)
+{
+	if (pc & NMI_MASK)
+		return KC_CTX_NMI;
+	if (pc & HARDIRQ_MASK)
+		return KC_CTX_HARDIRQ;
+	if (pc & SOFTIRQ_OFFSET)
+		return KC_CTX_SOFTIRQ;
+	return KC_CTX_TASK;
+}
+
+/* ORC from a register set: NMI-safe, no handler frames. */
+void kc_unwind_regs(struct pt_regs *regs, struct kc_side *a)
+{
+	struct unwind_state state;
+	unsigned long addr;
+
+	/* ORC skips the frame of @regs itself: its ip is the first entry */
+	a->stack[0] = regs->ip;
+	a->nr_stack = 1;
+	for (unwind_start(&state, current, regs, NULL);
+	     !unwind_done(&state) && a->nr_stack < KC_STACK_DEPTH;
+	     unwind_next_frame(&state)) {
+		addr = unwind_get_return_address(&state);
+		if (!addr)
+			break;
+		a->stack[a->nr_stack++] = addr;
+	}
+}
+
+/* #DB, NMI-like: record only; decoding and printing happen later. */
+static void kc_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
+			 struct pt_regs *regs)
+{
+	struct kc_slot *slot = bp->overflow_handler_context;
+	struct kc_watch_cpu *wc = this_cpu_ptr(&kc_watch_cpu);
+	int drn = wc->drn[slot->index];
+	unsigned long pc = preempt_count() - (NMI_OFFSET + HARDIRQ_OFFSET);
+	struct kc_side *a;
+	int n;
+
+	if (!atomic_read_acquire(&slot->open) || drn < 0 ||
+	    kc_dr_read(drn) != READ_ONCE(slot->addr) ||
+	    !READ_ONCE(slot->active)) {
+		atomic_long_inc(&kc_stats.late_traps);
+		return;
+	}
+	/* A stalled thread's own task-context accesses are the detector's. */
+	if (!(pc & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)) &&
+	    kc_task_is_sampled(current))
+		return;
+	n = atomic_inc_return(&slot->nr_traps) - 1;
+	if (n >= KC_MAX_TRAPS)
+		return;
+	a = &slot->traps[n];
+	memset(a, 0, sizeof(*a));
+	a->trap_ip = regs->ip;
+	a->cpu = raw_smp_processor_id();
+	a->ctx = kc_ctx_of(pc);
+	a->irqs_on = !!(regs->flags & X86_EFLAGS_IF);
+	a->pid = a->ctx == KC_CTX_TASK ? task_pid_nr(current) : 0;
+	memcpy(a->comm, current->comm, sizeof(a->comm));
+	kc_unwind_regs(regs, a);
+	atomic_set_release(&slot->trap_done[n], 1);
+}
+
+/* The module's own memory: never a watch target. */
+bool kc_addr_is_detector(unsigned long addr, unsigned int size)
+{
+	unsigned long base = (unsigned long)THIS_MODULE->core_layout.base;
+	unsigned long end = base + THIS_MODULE->core_layout.size;
+
+	return addr + size > base && addr < end;
+}
+
+static bool kc_addr_near_percpu(unsigned long addr)
+{
+	unsigned long anchor;
+	int cpu;
+
+	/* cpu_tlbstate, the GDT and the TSS are per-CPU and #DB touches them */
+	for_each_possible_cpu(cpu) {
+		anchor = (unsigned long)per_cpu_ptr(&cpu_dr7, cpu);
+		if (addr + SZ_2M > anchor && addr < anchor + SZ_2M)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Only memory a data race can live in: the direct map (slab, pages),
+ * vmalloc space, module data and the kernel image; never what the #DB
+ * entry path itself reads (mechanics: within_cpu_entry()).
+ */
+bool kc_addr_forbidden(unsigned long addr, unsigned int size)
+{
+	unsigned long offs = (unsigned long)&__per_cpu_offset[0];
+
+	if (addr < TASK_SIZE_MAX || addr + size < addr)
+		return true;
+	if (addr + size > offs && addr < offs + sizeof(__per_cpu_offset))
+		return true;
+	if (kc_addr_is_detector(addr, size))
+		return true;
+	if (addr >= PAGE_OFFSET && addr < (unsigned long)high_memory)
+		return kc_addr_near_percpu(addr);
+	if (is_vmalloc_addr((void *)addr))
+		return false;
+	if (addr >= MODULES_VADDR && addr < MODULES_END)
+		return false;
+	if (addr >= __START_KERNEL_map &&
+	    addr < __START_KERNEL_map + KERNEL_IMAGE_SIZE)
+		return false;
+	return true;
+}
+
+static void kc_watch_scan_cpu(void *unused)
+{
+	struct kc_watch_cpu *wc = this_cpu_ptr(&kc_watch_cpu);
+	unsigned int i;
+
+	for (i = 0; i < kc_nr_slots; i++) {
+		wc->written[i] = kc_slot_parked(&kc_slots[i]);
+		wc->drn[i] = -1;
+		kc_watch_find_drn(&kc_slots[i], wc);
+	}
+}
+
+static void kc_watch_unregister(unsigned int n)
+{
+	while (n--) {
+		unregister_wide_hw_breakpoint(kc_slots[n].bp);
+		kc_slots[n].bp = NULL;
+	}
+}
+
+int kc_watch_init(unsigned int nr_slots)
+{
+	struct perf_event_attr attr;
+	unsigned int i;
+	int cpu;
+
+	kc_nr_slots = nr_slots;
+	for (i = 0; i < nr_slots; i++) {
+		struct kc_slot *slot = &kc_slots[i];
+
+		slot->index = i;
+		hw_breakpoint_init(&attr);
+		attr.bp_addr = kc_slot_parked(slot);
+		attr.bp_len = HW_BREAKPOINT_LEN_8;
+		attr.bp_type = HW_BREAKPOINT_W;
+		slot->bp = register_wide_hw_breakpoint(&attr, kc_watch_hit,
+						       slot);
+		if (IS_ERR((void __force *)slot->bp)) {
+			int ret = PTR_ERR((void __force *)slot->bp);
+
+			pr_err("cannot reserve watch slot %u: %d\n", i, ret);
+			slot->bp = NULL;
+			kc_watch_unregister(i);
+			return ret;
+		}
+		slot->addr = kc_slot_parked(slot);
+		for_each_possible_cpu(cpu)
+			INIT_CSD(&per_cpu(kc_watch_cpu, cpu).csd[i],
+				 kc_watch_ipi, slot);
+	}
+	on_each_cpu(kc_watch_scan_cpu, NULL, 1);
+	return 0;
+}
+
+void kc_watch_exit(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < kc_nr_slots; i++) {
+		kc_watch_publish(&kc_slots[i], false, kc_slot_parked(&kc_slots[i]),
+				 kc_slots[i].len, kc_slots[i].type);
+		atomic_set(&kc_slots[i].open, 0);
+	}
+	/* Every queued async IPI must run before its csd memory goes away. */
+	while (atomic_read(&kc_ipis_in_flight))
+		msleep(1);
+	for (i = 0; i < kc_nr_slots; i++)
+		on_each_cpu((smp_call_func_t)kc_watch_apply_local, &kc_slots[i], 1);
+	kc_watch_unregister(kc_nr_slots);
+}
