@@ -16,6 +16,7 @@ const char *prog_name = "kcollider";
 static const struct cmd cmds[] = {
 	{ "litmus", do_litmus, "decide x86 litmus tests under x86-TSO and SC" },
 	{ "report", do_report, "list or group race reports (list | group)" },
+	{ "tso", do_tso, "triangular-race analysis of reports under x86-TSO" },
 	{ "status", do_status, "show the loaded module's settings" },
 	{ "version", do_version, "print the tool's version" },
 	{ NULL, NULL, NULL },

@@ -16,6 +16,7 @@ extern const char *prog_name;
 int do_litmus(int argc, char **argv);
 int do_report(int argc, char **argv);
 int do_status(int argc, char **argv);
+int do_tso(int argc, char **argv);
 int do_version(int argc, char **argv);
 
 #endif /* KCOLLIDER_MAIN_H */

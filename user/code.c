@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Code sources. Both kinds end up as the same two tables: symbols sorted
+ * by address (and by name) and file segments mapping addresses to file
+ * offsets (PT_LOAD of the ELF or of /proc/kcore), read with pread().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <elfutils/libdwfl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "code.h"
+
+static int add_sym(struct code_src *c, const char *name, const char *mod,
+		   uint64_t addr, uint64_t size)
+{
+	struct kc_sym *s;
+
+	if (c->nsyms == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 4096;
+
+		s = realloc(c->syms, cap * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		c->syms = s;
+		c->cap = cap;
+	}
+	s = &c->syms[c->nsyms++];
+	s->name = strdup(name);
+	s->mod = mod && *mod ? strdup(mod) : NULL;
+	s->addr = addr;
+	s->size = size;
+	return s->name ? 0 : -ENOMEM;
+}
+
+static int cmp_addr(const void *a, const void *b)
+{
+	const struct kc_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	const struct kc_sym *x = *(struct kc_sym * const *)a;
+	const struct kc_sym *y = *(struct kc_sym * const *)b;
+
+	return strcmp(x->name, y->name);
+}
+
+static int index_syms(struct code_src *c)
+{
+	size_t i;
+
+	qsort(c->syms, c->nsyms, sizeof(*c->syms), cmp_addr);
+	c->by_name = malloc((c->nsyms + 1) * sizeof(*c->by_name));
+	if (!c->by_name)
+		return -ENOMEM;
+	for (i = 0; i < c->nsyms; i++)
+		c->by_name[i] = &c->syms[i];
+	qsort(c->by_name, c->nsyms, sizeof(*c->by_name), cmp_name);
+	return 0;
+}
+
+static int load_symtab(struct code_src *c, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t i, n;
+	int ret = 0;
+
+	while ((scn = elf_nextscn(elf, scn)) && !ret) {
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		data = elf_getdata(scn, NULL);
+		n = sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
+		for (i = 0; data && i < n && !ret; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(data, i, &sym) ||
+			    GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    sym.st_shndx == SHN_UNDEF)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (name && *name)
+				ret = add_sym(c, name, NULL, sym.st_value, sym.st_size);
+		}
+	}
+	return ret;
+}
+
+static int load_phdrs(struct code_src *c, Elf *elf)
+{
+	size_t i, n;
+
+	if (elf_getphdrnum(elf, &n))
+		return -EINVAL;
+	c->segs = calloc(n + 1, sizeof(*c->segs));
+	if (!c->segs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !ph.p_filesz)
+			continue;
+		c->segs[c->nsegs].addr = ph.p_vaddr;
+		c->segs[c->nsegs].len = ph.p_filesz;
+		c->segs[c->nsegs++].off = ph.p_offset;
+	}
+	return 0;
+}
+
+/* DWARF line info is optional: without it the witness has no source line. */
+static void open_dwarf(struct code_src *c)
+{
+	static const Dwfl_Callbacks cb = {
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.section_address = dwfl_offline_section_address,
+	};
+	Dwfl *dwfl = dwfl_begin(&cb);
+
+	if (!dwfl)
+		return;
+	if (!dwfl_report_offline(dwfl, "", c->path, -1)) {
+		dwfl_end(dwfl);
+		return;
+	}
+	dwfl_report_end(dwfl, NULL, NULL);
+	c->dwfl = dwfl;
+}
+
+int code_open_elf(struct code_src *c, const char *path, char *err, size_t len)
+{
+	GElf_Ehdr eh;
+	Elf *elf;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	elf_version(EV_CURRENT);
+	c->path = strdup(path);
+	c->fd = open(path, O_RDONLY);
+	if (c->fd < 0) {
+		ret = -errno;
+		snprintf(err, len, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	elf = elf_begin(c->fd, ELF_C_READ, NULL);
+	c->elf = elf;
+	if (!elf || !gelf_getehdr(elf, &eh) || eh.e_machine != EM_X86_64) {
+		snprintf(err, len, "%s: not an x86-64 ELF file", path);
+		return -EINVAL;
+	}
+	ret = load_symtab(c, elf);
+	if (!ret)
+		ret = load_phdrs(c, elf);
+	if (!ret && !c->nsyms) {
+		snprintf(err, len, "%s: no function symbols (stripped?)", path);
+		return -ENOENT;
+	}
+	if (!ret && !c->nsegs) {
+		snprintf(err, len, "%s: no loadable segments", path);
+		return -ENOENT;
+	}
+	if (ret) {
+		snprintf(err, len, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	open_dwarf(c);
+	return index_syms(c);
+}
+
+/* /proc/kallsyms has no sizes: a function ends where the next one starts. */
+static int load_kallsyms(struct code_src *c)
+{
+	char line[512], name[256], mod[128], type;
+	unsigned long long addr;
+	size_t i;
+	FILE *f;
+	int ret = 0;
+
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return -errno;
+	while (!ret && fgets(line, sizeof(line), f)) {
+		mod[0] = '\0';
+		if (sscanf(line, "%llx %c %255s [%127[^]]]", &addr, &type, name, mod) < 3)
+			continue;
+		if (type != 't' && type != 'T')
+			continue;
+		ret = add_sym(c, name, mod, addr, 0);
+	}
+	fclose(f);
+	if (ret)
+		return ret;
+	qsort(c->syms, c->nsyms, sizeof(*c->syms), cmp_addr);
+	for (i = 0; i + 1 < c->nsyms; i++)
+		c->syms[i].size = c->syms[i + 1].addr - c->syms[i].addr;
+	if (c->nsyms && !c->syms[c->nsyms - 1].addr)
+		return -EPERM;	/* kptr_restrict: addresses hidden */
+	return 0;
+}
+
+int code_open_live(struct code_src *c, char *err, size_t len)
+{
+	Elf *elf;
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	elf_version(EV_CURRENT);
+	c->live = true;
+	c->path = strdup("/proc/kcore");
+	ret = load_kallsyms(c);
+	if (ret) {
+		snprintf(err, len, "/proc/kallsyms: %s", strerror(-ret));
+		return ret;
+	}
+	c->fd = open("/proc/kcore", O_RDONLY);
+	if (c->fd < 0) {
+		ret = -errno;
+		snprintf(err, len, "/proc/kcore: %s (live mode needs root and "
+			 "CONFIG_PROC_KCORE; or use --vmlinux)", strerror(errno));
+		return ret;
+	}
+	elf = elf_begin(c->fd, ELF_C_READ, NULL);
+	c->elf = elf;
+	if (!elf || load_phdrs(c, elf)) {
+		snprintf(err, len, "/proc/kcore: not readable as ELF");
+		return -EINVAL;
+	}
+	return index_syms(c);
+}
+
+void code_close(struct code_src *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nsyms; i++) {
+		free((char *)c->syms[i].name);
+		free((char *)c->syms[i].mod);
+	}
+	if (c->dwfl)
+		dwfl_end(c->dwfl);
+	if (c->elf)
+		elf_end(c->elf);
+	if (c->fd > 0)
+		close(c->fd);
+	free(c->syms);
+	free(c->by_name);
+	free(c->segs);
+	free(c->path);
+	memset(c, 0, sizeof(*c));
+}
+
+static bool mod_matches(const struct kc_sym *s, const char *mod)
+{
+	if (!mod || !*mod)
+		return !s->mod;
+	return s->mod && !strcmp(s->mod, mod);
+}
+
+const struct kc_sym *code_find_name(const struct code_src *c, const char *name,
+				    const char *mod, uint64_t size)
+{
+	struct kc_sym key = { .name = name }, *kp = &key, **hit;
+	const struct kc_sym *best = NULL;
+	size_t lo, hi;
+
+	hit = bsearch(&kp, c->by_name, c->nsyms, sizeof(*c->by_name), cmp_name);
+	if (!hit)
+		return NULL;
+	/* Walk to the first of the duplicates, then take the best match. */
+	lo = hit - c->by_name;
+	while (lo && !strcmp(c->by_name[lo - 1]->name, name))
+		lo--;
+	for (hi = lo; hi < c->nsyms && !strcmp(c->by_name[hi]->name, name); hi++) {
+		const struct kc_sym *s = c->by_name[hi];
+
+		if (!mod_matches(s, mod))
+			continue;
+		if (!best || (size && s->size == size && best->size != size))
+			best = s;
+	}
+	return best;
+}
+
+const struct kc_sym *code_find_addr(const struct code_src *c, uint64_t addr)
+{
+	size_t lo = 0, hi = c->nsyms;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (c->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* The last symbol starting at or before addr that covers it. */
+	while (lo--) {
+		const struct kc_sym *s = &c->syms[lo];
+
+		if (addr < s->addr + (s->size ? s->size : 1))
+			return s;
+		if (addr - s->addr > (1 << 20))
+			break;
+	}
+	return NULL;
+}
+
+long code_read(const struct code_src *c, uint64_t addr, void *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < c->nsegs; i++) {
+		const struct kc_seg *s = &c->segs[i];
+		ssize_t n;
+
+		if (addr < s->addr || addr >= s->addr + s->len)
+			continue;
+		if (len > s->addr + s->len - addr)
+			len = s->addr + s->len - addr;
+		n = pread(c->fd, buf, len, s->off + (addr - s->addr));
+		return n < 0 ? -1 : n;
+	}
+	return -1;
+}
+
+void code_symbolize(const struct code_src *c, uint64_t addr, char *buf, size_t len)
+{
+	const struct kc_sym *s = code_find_addr(c, addr);
+
+	if (s)
+		snprintf(buf, len, "%s+0x%" PRIx64, s->name, addr - s->addr);
+	else
+		snprintf(buf, len, "0x%" PRIx64, addr);
+}
+
+bool code_source_line(const struct code_src *c, uint64_t addr, char *buf,
+		      size_t len)
+{
+	Dwfl_Module *m;
+	Dwfl_Line *l;
+	const char *file, *base;
+	int line = 0;
+
+	if (!c->dwfl)
+		return false;
+	m = dwfl_addrmodule(c->dwfl, addr);
+	l = m ? dwfl_module_getsrc(m, addr) : NULL;
+	file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
+	if (!file)
+		return false;
+	base = strrchr(file, '/');
+	snprintf(buf, len, "%s:%d", base ? base + 1 : file, line);
+	return true;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Where the analysed code comes from: an ELF file with a symbol table
+ * (vmlinux, or any x86-64 executable: that is how fixtures are fed) or the
+ * running kernel (/proc/kallsyms for symbols, /proc/kcore for bytes).
+ */
+#ifndef KCOLLIDER_CODE_H
+#define KCOLLIDER_CODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct kc_sym {
+	const char *name;
+	const char *mod;	/* NULL for the kernel image */
+	uint64_t addr, size;
+};
+
+struct kc_seg {
+	uint64_t addr, len;
+	uint64_t off;		/* file offset of addr */
+};
+
+struct code_src {
+	char *path;
+	int fd;
+	struct kc_sym *syms;	/* sorted by address */
+	size_t nsyms, cap;
+	struct kc_sym **by_name;	/* sorted by name */
+	struct kc_seg *segs;
+	size_t nsegs;
+	char *strings;		/* one block for every name read */
+	void *elf;		/* Elf * of path, kept for libdw */
+	void *dwfl;		/* Dwfl * when DWARF line info was found */
+	bool live;
+};
+
+/* --vmlinux ELF: 0 or -errno, message in @err. */
+int code_open_elf(struct code_src *c, const char *path, char *err, size_t len);
+/* Live kernel (root): /proc/kallsyms and /proc/kcore. */
+int code_open_live(struct code_src *c, char *err, size_t len);
+void code_close(struct code_src *c);
+
+/*
+ * The function symbol @name (in module @mod, NULL or "" for the image);
+ * among duplicates (static functions) the one of size @size if nonzero.
+ */
+const struct kc_sym *code_find_name(const struct code_src *c, const char *name,
+				    const char *mod, uint64_t size);
+/* The symbol that contains @addr. */
+const struct kc_sym *code_find_addr(const struct code_src *c, uint64_t addr);
+/* Bytes of code at @addr: number read (short at a segment end), or -1. */
+long code_read(const struct code_src *c, uint64_t addr, void *buf, size_t len);
+/* "func+0xoff" into @buf; "0x..." if no symbol. */
+void code_symbolize(const struct code_src *c, uint64_t addr, char *buf, size_t len);
+/* "file:line" from DWARF, false when there is none. */
+bool code_source_line(const struct code_src *c, uint64_t addr, char *buf,
+		      size_t len);
+
+#endif /* KCOLLIDER_CODE_H */

@@ -1,0 +1,640 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The backward search of tso.md.
+ *
+ * From the racy load, search backward over the control-flow graph for a
+ * store that reaches the load on a path with no barrier (LOCK'd
+ * instruction, XCHG with memory, MFENCE, serializing instruction):
+ * - inside the function, breadth first, so the first witness found on any
+ *   path is the one with the shortest path;
+ * - at the function's entry, on into the caller, backward from the call
+ *   instruction the reported stack names, up to the top of the stack;
+ * - at a call met on the way, the callee's summary: may leave a store
+ *   pending (the witness is inside it), fences every path (a barrier), or
+ *   transparent (search on past the call). Summaries are memoized and
+ *   depth-limited; an indirect call or code that cannot be read or decoded
+ *   makes the answer unknown with that reason, never "not triangular".
+ * A witness anywhere makes the race triangular. The fence point is the
+ * earliest instruction on the shortest witness path such that a fence
+ * before it closes every witness path (checked by searching again with the
+ * path blocked there).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfg.h"
+#include "tso.h"
+
+enum sum_kind {
+	SUM_TRANSPARENT,
+	SUM_PENDING,		/* may leave a store pending at return */
+	SUM_FENCES,		/* every path to a return crosses a barrier */
+	SUM_UNKNOWN,
+	SUM_NORETURN,
+};
+
+struct summary {
+	enum sum_kind kind;
+	const char *reason;	/* SUM_UNKNOWN */
+	uint64_t ip;		/* barrier, witness or unknown instruction */
+	int len;		/* SUM_PENDING: path length store..return */
+	uint64_t *path;
+};
+
+enum { SUM_NONE, SUM_BUSY, SUM_DONE };
+
+struct frame {
+	struct kc_func *f;
+	int link;		/* frame 0: the load; k > 0: the call */
+	int *dist, *parent;	/* parent: encoded node, -1 at the start */
+};
+
+/* What one search found, nearest first. */
+struct found {
+	int w_cost, w_node;
+	const struct summary *w_sum;	/* witness inside this callee */
+	int b_dist;
+	uint64_t b_ip;
+	int u_dist;
+	const char *u_reason;
+	uint64_t u_ip;
+	bool top;
+};
+
+struct bfs {
+	const struct code_src *c;
+	const struct tso_opts *o;
+	int depth;			/* summary nesting */
+	struct frame *fr;
+	int nfr;			/* frames usable now */
+	/* main search only: the reported stack, resolved lazily */
+	const struct kc_access *acc;
+	int stack_frames;
+	int blocked;			/* node with a fence before it, or -1 */
+	struct found fd;
+	int *q;
+	int qh, qn, qcap;
+};
+
+#define NODE(k, i) ((k) << 24 | (i))
+#define NODE_K(n) ((n) >> 24)
+#define NODE_I(n) ((n) & 0xffffff)
+
+static struct summary sum_busy = { .kind = SUM_TRANSPARENT };
+
+const char *tso_verdict_name(enum tso_verdict v)
+{
+	static const char * const names[] = {
+		[TSO_TRIANGULAR] = "triangular",
+		[TSO_NOT_TRIANGULAR] = "not-triangular",
+		[TSO_WRITE_WRITE] = "write-write",
+		[TSO_LOCKED] = "locked",
+		[TSO_UNKNOWN] = "unknown",
+	};
+
+	return names[v];
+}
+
+static bool counts_as_store(const struct tso_opts *o, const struct kc_dinsn *d)
+{
+	return (d->flags & DI_STORE) || (o->strict && (d->flags & DI_STACK_STORE));
+}
+
+static void found_init(struct found *fd)
+{
+	memset(fd, 0, sizeof(*fd));
+	fd->w_cost = fd->b_dist = fd->u_dist = -1;
+}
+
+static void add_witness(struct found *fd, int cost, int node,
+			const struct summary *s)
+{
+	if (fd->w_cost < 0 || cost < fd->w_cost) {
+		fd->w_cost = cost;
+		fd->w_node = node;
+		fd->w_sum = s;
+	}
+}
+
+static void add_barrier(struct found *fd, int d, uint64_t ip)
+{
+	if (fd->b_dist < 0 || d < fd->b_dist) {
+		fd->b_dist = d;
+		fd->b_ip = ip;
+	}
+}
+
+static void add_unknown(struct found *fd, int d, const char *why, uint64_t ip)
+{
+	if (fd->u_dist < 0 || d < fd->u_dist) {
+		fd->u_dist = d;
+		fd->u_reason = why;
+		fd->u_ip = ip;
+	}
+}
+
+static const struct summary *summarize(const struct code_src *c,
+				       const struct tso_opts *o, uint64_t target,
+				       int depth);
+
+/*
+ * Classify node @d met at distance @dist: returns true when the search
+ * goes on past it (to its predecessors).
+ */
+static bool visit(const struct code_src *c, const struct tso_opts *o,
+		  const struct kc_dinsn *d, int dist, int node, int depth,
+		  struct found *fd)
+{
+	const struct summary *s;
+
+	if (d->flags & DI_BARRIER) {
+		add_barrier(fd, dist, d->addr);
+		return false;
+	}
+	if (counts_as_store(o, d)) {
+		add_witness(fd, dist, node, NULL);
+		return false;
+	}
+	if (!(d->flags & DI_CALL) && !(d->flags & DI_TAIL))
+		return true;
+	/* Not taken when met through its fall through: nothing ran. */
+	if ((d->flags & DI_TAIL) && (d->flags & DI_COND))
+		return true;
+	if (d->flags & DI_INDIRECT) {
+		add_unknown(fd, dist, "indirect-call", d->addr);
+		return false;
+	}
+	s = summarize(c, o, d->target, depth + 1);
+	switch (s->kind) {
+	case SUM_PENDING:
+		add_witness(fd, dist - 1 + s->len, node, s);
+		return false;
+	case SUM_FENCES:
+		add_barrier(fd, dist, s->ip);
+		return false;
+	case SUM_UNKNOWN:
+		add_unknown(fd, dist, s->reason, s->ip ? s->ip : d->addr);
+		return false;
+	case SUM_NORETURN:
+		return false;
+	default:
+		return true;
+	}
+}
+
+static uint64_t node_addr(const struct bfs *b, int node)
+{
+	return b->fr[NODE_K(node)].f->insn[NODE_I(node)].addr;
+}
+
+static int node_parent(const struct bfs *b, int node)
+{
+	return b->fr[NODE_K(node)].parent[NODE_I(node)];
+}
+
+/* Witness to load (or to return), in program order. */
+static uint64_t *build_path(const struct bfs *b, int *len)
+{
+	const struct summary *s = b->fd.w_sum;
+	int node = b->fd.w_node, n = 0, i;
+	uint64_t *p = calloc(b->fd.w_cost + 1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	if (s) {
+		for (i = 0; i < s->len && n < b->fd.w_cost; i++)
+			p[n++] = s->path[i];
+		node = node_parent(b, node);	/* the call precedes the store */
+	}
+	for (; node >= 0 && n < b->fd.w_cost; node = node_parent(b, node))
+		p[n++] = node_addr(b, node);
+	*len = n;
+	return p;
+}
+
+static int frame_alloc(struct frame *fr, struct kc_func *f, int link)
+{
+	fr->f = f;
+	fr->link = link;
+	fr->dist = malloc((f->n + 1) * sizeof(int));
+	fr->parent = malloc((f->n + 1) * sizeof(int));
+	if (!fr->dist || !fr->parent)
+		return -1;
+	memset(fr->dist, 0xff, (f->n + 1) * sizeof(int));
+	return 0;
+}
+
+static void frame_free(struct frame *fr)
+{
+	free(fr->dist);
+	free(fr->parent);
+	fr->dist = fr->parent = NULL;
+}
+
+static void enqueue(struct bfs *b, int k, int i, int d, int parent)
+{
+	struct frame *fr = &b->fr[k];
+
+	if (fr->dist[i] >= 0)
+		return;
+	fr->dist[i] = d;
+	fr->parent[i] = parent;
+	if (b->qn == b->qcap) {
+		int cap = b->qcap ? 2 * b->qcap : 256;
+		int *q = realloc(b->q, cap * sizeof(*q));
+
+		if (!q)
+			return;
+		b->q = q;
+		b->qcap = cap;
+	}
+	b->q[b->qn++] = NODE(k, i);
+}
+
+static const struct kc_sym *resolve_frame_sym(const struct code_src *c,
+					      const struct kc_frame *f)
+{
+	return code_find_name(c, f->func, f->mod, f->size);
+}
+
+/*
+ * Caller frame @k (1-based on the stack): its function and the call
+ * instruction that ends at the return address. NULL reason on success.
+ */
+static const char *resolve_caller(struct bfs *b, int k, uint64_t *ip)
+{
+	const struct kc_frame *kf = &b->acc->frames[k];
+	const struct kc_sym *sym = resolve_frame_sym(b->c, kf);
+	struct kc_func *f;
+	int link;
+
+	*ip = 0;
+	if (k >= b->o->max_frames)
+		return "depth";
+	if (!sym || !kf->has_off)
+		return "code-unavailable";
+	*ip = sym->addr + kf->off;
+	f = cfg_get(b->c, sym);
+	if (!f)
+		return "code-unavailable";
+	link = cfg_index(f, sym->addr + kf->off, true);
+	if (link < 0 || !(f->insn[link].flags & DI_CALL))
+		return f->decode_failed ? "decode-failure" : "code-unavailable";
+	if (frame_alloc(&b->fr[k], f, link))
+		return "code-unavailable";
+	b->nfr = k + 1;
+	return NULL;
+}
+
+/* At a function entry: on into the caller along the reported stack. */
+static void to_caller(struct bfs *b, int k, int d, int node)
+{
+	const char *why;
+	uint64_t ip;
+
+	if (!b->acc || k + 1 >= b->stack_frames) {
+		b->fd.top = true;
+		return;
+	}
+	if (k + 1 >= b->nfr) {
+		why = resolve_caller(b, k + 1, &ip);
+		if (why) {
+			add_unknown(&b->fd, d, why, ip);
+			return;
+		}
+	}
+	enqueue(b, k + 1, b->fr[k + 1].link, d + 1, node);
+}
+
+static void expand(struct bfs *b, int node, int d)
+{
+	int k = NODE_K(node), i = NODE_I(node), p;
+	struct kc_func *f = b->fr[k].f;
+	bool start = (k == 0 && b->acc) || k > 0 ? i == b->fr[k].link : false;
+
+	if (!start && !visit(b->c, b->o, &f->insn[i], d, node, b->depth, &b->fd))
+		return;
+	if (node == b->blocked)
+		return;
+	for (p = f->pred_start[i]; p < f->pred_start[i + 1]; p++)
+		enqueue(b, k, f->pred[p], d + 1, node);
+	if (i == 0)
+		to_caller(b, k, d, node);
+	else if (f->pred_start[i] == f->pred_start[i + 1] && f->indirect_jump)
+		add_unknown(&b->fd, d, "indirect-jump", f->insn[i].addr);
+	if (f->decode_failed)
+		add_unknown(&b->fd, d, "decode-failure", f->fail_addr);
+}
+
+static void run(struct bfs *b)
+{
+	while (b->qh < b->qn) {
+		int node = b->q[b->qh++];
+		struct frame *fr = &b->fr[NODE_K(node)];
+
+		expand(b, node, fr->dist[NODE_I(node)]);
+	}
+}
+
+static void bfs_reset(struct bfs *b)
+{
+	int k;
+
+	for (k = 0; k < b->nfr; k++)
+		memset(b->fr[k].dist, 0xff, (b->fr[k].f->n + 1) * sizeof(int));
+	b->qh = b->qn = 0;
+	found_init(&b->fd);
+}
+
+static struct summary *summary_from(struct bfs *b, bool any_exit)
+{
+	struct summary *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	if (b->fd.w_cost >= 0) {
+		s->kind = SUM_PENDING;
+		s->path = build_path(b, &s->len);
+		s->ip = s->path ? s->path[0] : 0;
+	} else if (b->fd.u_dist >= 0) {
+		s->kind = SUM_UNKNOWN;
+		s->reason = b->fd.u_reason;
+		s->ip = b->fd.u_ip;
+	} else if (b->fd.top) {
+		s->kind = SUM_TRANSPARENT;
+	} else if (b->fd.b_dist >= 0) {
+		s->kind = SUM_FENCES;
+		s->ip = b->fd.b_ip;
+	} else {
+		s->kind = any_exit ? SUM_TRANSPARENT : SUM_NORETURN;
+	}
+	return s;
+}
+
+static struct summary *summary_unknown(const char *why, uint64_t ip)
+{
+	static struct summary pool[4];
+	static int next;
+	struct summary *s = &pool[next++ % 4];
+
+	s->kind = SUM_UNKNOWN;
+	s->reason = why;
+	s->ip = ip;
+	return s;
+}
+
+/* Backward from every return (and tail call) of the callee. */
+static const struct summary *summarize(const struct code_src *c,
+				       const struct tso_opts *o, uint64_t target,
+				       int depth)
+{
+	const struct kc_sym *sym = code_find_addr(c, target);
+	struct bfs b = { .c = c, .o = o, .depth = depth, .blocked = -1 };
+	struct frame fr;
+	struct kc_func *f;
+	struct summary *s;
+	bool any_exit = false;
+	int i;
+
+	if (!sym || sym->addr != target)
+		return summary_unknown("code-unavailable", target);
+	f = cfg_get(c, sym);
+	if (!f)
+		return summary_unknown("code-unavailable", target);
+	if (f->sum_state == SUM_DONE)
+		return f->summary;
+	if (f->sum_state == SUM_BUSY)
+		return &sum_busy;	/* recursion: the other paths decide */
+	if (depth > o->max_depth)
+		return summary_unknown("depth", target);
+	if (frame_alloc(&fr, f, -1))
+		return summary_unknown("code-unavailable", target);
+	f->sum_state = SUM_BUSY;
+	b.fr = &fr;
+	b.nfr = 1;
+	found_init(&b.fd);
+	for (i = 0; i < f->n; i++) {
+		if (!(f->insn[i].flags & (DI_RET | DI_TAIL)) || (f->insn[i].flags & DI_COND))
+			continue;
+		any_exit = true;
+		enqueue(&b, 0, i, 1, -1);
+	}
+	run(&b);
+	s = summary_from(&b, any_exit);
+	free(b.q);
+	frame_free(&fr);
+	f->summary = s;
+	f->sum_state = s ? SUM_DONE : SUM_NONE;
+	return s ? s : summary_unknown("code-unavailable", target);
+}
+
+static bool is_load(const struct kc_access *a)
+{
+	return a->type == KC_ACC_TYPE_READ || a->type == KC_ACC_TYPE_READ_WRITE;
+}
+
+/*
+ * The load instruction of access @a: from kcollider's sym= (exact) or the
+ * top frame, which for KCSAN's racer block is the instruction after it.
+ */
+static const char *locate_load(const struct code_src *c,
+			       const struct kc_access *a, struct kc_func **fp,
+			       int *idx)
+{
+	const struct kc_frame *fr = a->have_sym ? &a->sym : a->nframes ? &a->frames[0] : NULL;
+	const struct kc_sym *sym;
+	struct kc_func *f;
+
+	if (!fr || !fr->has_off)
+		return "code-unavailable";
+	sym = resolve_frame_sym(c, fr);
+	if (!sym)
+		return "code-unavailable";
+	f = cfg_get(c, sym);
+	if (!f)
+		return "code-unavailable";
+	*idx = cfg_index(f, sym->addr + fr->off, a->top_is_after);
+	*fp = f;
+	if (*idx < 0)
+		return "decode-failure";
+	return NULL;
+}
+
+static void set_unknown(struct tso_result *res, const char *why, uint64_t ip,
+			const struct code_src *c)
+{
+	char sym[160];
+
+	res->verdict = TSO_UNKNOWN;
+	res->reason = why;
+	if (ip) {
+		res->have_unknown_ip = true;
+		res->unknown_ip = ip;
+		code_symbolize(c, ip, sym, sizeof(sym));
+		snprintf(res->detail, sizeof(res->detail), "%s at %s", why, sym);
+	} else {
+		snprintf(res->detail, sizeof(res->detail), "%s", why);
+	}
+}
+
+/* Search again with a fence before @node: does any witness survive? */
+static bool fence_closes(struct bfs *b, int node)
+{
+	bool closed;
+
+	bfs_reset(b);
+	b->blocked = node;
+	enqueue(b, 0, b->fr[0].link, 1, -1);
+	run(b);
+	closed = b->fd.w_cost < 0;
+	b->blocked = -1;
+	return closed;
+}
+
+/* The earliest point after the witness on its path that closes them all. */
+static void find_fence(struct bfs *b, struct tso_result *res)
+{
+	int nodes[TSO_MAX_PATH], n = 0, node = b->fd.w_node, i;
+
+	if (b->fd.w_sum)
+		node = node_parent(b, node);
+	else
+		node = node_parent(b, node);
+	for (; node >= 0 && n < TSO_MAX_PATH; node = node_parent(b, node))
+		nodes[n++] = node;
+	for (i = 0; i < n; i++) {
+		if (fence_closes(b, nodes[i])) {
+			res->have_fence = true;
+			res->fence_ip = node_addr(b, nodes[i]);
+			return;
+		}
+	}
+}
+
+static void verdict_from(struct bfs *b, struct tso_result *res)
+{
+	const struct code_src *c = b->c;
+
+	if (b->fd.w_cost >= 0) {
+		res->verdict = TSO_TRIANGULAR;
+		res->reason = "pending-store";
+		res->path = build_path(b, &res->path_len);
+		res->have_witness = res->path && res->path_len;
+		res->witness_ip = res->have_witness ? res->path[0] : 0;
+		snprintf(res->detail, sizeof(res->detail),
+			 "a store may still be in the store buffer at the load");
+		find_fence(b, res);
+	} else if (b->fd.u_dist >= 0) {
+		set_unknown(res, b->fd.u_reason, b->fd.u_ip, c);
+	} else if (b->fd.b_dist >= 0) {
+		res->verdict = TSO_NOT_TRIANGULAR;
+		res->reason = "barrier";
+		res->have_barrier = true;
+		res->barrier_ip = b->fd.b_ip;
+		snprintf(res->detail, sizeof(res->detail),
+			 "every path from a store to the load crosses a barrier");
+	} else {
+		res->verdict = TSO_NOT_TRIANGULAR;
+		res->reason = "no-store";
+		snprintf(res->detail, sizeof(res->detail),
+			 "no store before the load on any path of the reported stack");
+	}
+}
+
+static void analyze_load(const struct code_src *c, const struct kc_access *a,
+			 const struct tso_opts *o, struct tso_result *res)
+{
+	struct frame fr[KC_MAX_FRAMES];
+	struct bfs b = { .c = c, .o = o, .fr = fr, .acc = a, .blocked = -1 };
+	struct kc_func *f = NULL;
+	const char *why;
+	int idx = -1, k;
+
+	why = locate_load(c, a, &f, &idx);
+	if (why) {
+		set_unknown(res, why, 0, c);
+		return;
+	}
+	res->have_load = true;
+	res->load_ip = f->insn[idx].addr;
+	snprintf(res->load_insn, sizeof(res->load_insn), "%s", f->insn[idx].text);
+	if (f->insn[idx].flags & DI_LOCKED) {
+		res->verdict = TSO_LOCKED;
+		res->reason = "locked-load";
+		snprintf(res->detail, sizeof(res->detail),
+			 "the load is LOCK'd: it drains the store buffer first");
+		return;
+	}
+	if (frame_alloc(&fr[0], f, idx)) {
+		set_unknown(res, "code-unavailable", 0, c);
+		return;
+	}
+	b.nfr = 1;
+	b.stack_frames = a->nframes ? a->nframes : 1;
+	found_init(&b.fd);
+	enqueue(&b, 0, idx, 1, -1);
+	run(&b);
+	verdict_from(&b, res);
+	for (k = 0; k < b.nfr; k++)
+		frame_free(&fr[k]);
+	free(b.q);
+}
+
+static int rank(enum tso_verdict v)
+{
+	switch (v) {
+	case TSO_TRIANGULAR:
+		return 4;
+	case TSO_UNKNOWN:
+		return 3;
+	case TSO_NOT_TRIANGULAR:
+		return 2;
+	default:
+		return 1;
+	}
+}
+
+void tso_analyze(const struct code_src *c, const struct kc_report *r,
+		 const struct tso_opts *o, struct tso_result *res)
+{
+	int order[2], n = 0, i, sampled = kc_report_sampled(r);
+	int racer = kc_report_racer(r);
+	struct tso_result tmp;
+
+	memset(res, 0, sizeof(*res));
+	res->side = res->other = -1;
+	/* The sampled side first: its instruction is exact. */
+	if (sampled >= 0 && is_load(&r->acc[sampled]))
+		order[n++] = sampled;
+	if (racer >= 0 && is_load(&r->acc[racer]))
+		order[n++] = racer;
+	if (!n) {
+		res->verdict = TSO_WRITE_WRITE;
+		res->reason = "both-stores";
+		res->side = sampled;
+		res->other = racer;
+		snprintf(res->detail, sizeof(res->detail),
+			 r->nacc ? "both accesses are stores: stores drain in order"
+				 : "no access in the report");
+		if (!r->nacc)
+			set_unknown(res, "malformed-report", 0, c);
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		analyze_load(c, &r->acc[order[i]], o, &tmp);
+		tmp.side = order[i];
+		tmp.other = order[i] == sampled ? racer : sampled;
+		if (!i || rank(tmp.verdict) > rank(res->verdict)) {
+			tso_result_free(res);
+			*res = tmp;
+		} else {
+			tso_result_free(&tmp);
+		}
+	}
+}
+
+void tso_result_free(struct tso_result *res)
+{
+	free(res->path);
+	res->path = NULL;
+}
