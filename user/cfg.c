@@ -42,6 +42,8 @@ static bool cs_init(void)
 
 static bool is_serializing(unsigned int id, const cs_x86 *x)
 {
+	const cs_x86_op *dst;
+
 	switch (id) {
 	case X86_INS_MFENCE:
 	case X86_INS_CPUID:
@@ -58,12 +60,13 @@ static bool is_serializing(unsigned int id, const cs_x86 *x)
 	case X86_INS_LTR:
 		return true;
 	case X86_INS_MOV:
-		/* MOV to a control or debug register. */
-		return x->op_count && x->operands[0].type == X86_OP_REG &&
-		       ((x->operands[0].reg >= X86_REG_CR0 &&
-			 x->operands[0].reg <= X86_REG_CR15) ||
-			(x->operands[0].reg >= X86_REG_DR0 &&
-			 x->operands[0].reg <= X86_REG_DR15));
+		/* MOV to a control or debug register (AT&T: dest is last). */
+		if (!x->op_count)
+			return false;
+		dst = &x->operands[x->op_count - 1];
+		return dst->type == X86_OP_REG &&
+		       ((dst->reg >= X86_REG_CR0 && dst->reg <= X86_REG_CR15) ||
+			(dst->reg >= X86_REG_DR0 && dst->reg <= X86_REG_DR15));
 	}
 	return false;
 }
@@ -98,6 +101,14 @@ static void classify_mem(const cs_insn *ci, struct kc_dinsn *d)
 								: DI_STORE;
 		if (ci->id == X86_INS_XCHG)
 			d->flags |= DI_LOCKED;
+	}
+	/* capstone 4 marks the string stores' destination as read only. */
+	switch (ci->id) {
+	case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD:
+	case X86_INS_STOSQ: case X86_INS_MOVSB: case X86_INS_MOVSW:
+	case X86_INS_MOVSD: case X86_INS_MOVSQ:
+		d->flags |= DI_STORE;
+		break;
 	}
 }
 

@@ -621,6 +621,7 @@ void tso_analyze(const struct code_src *c, const struct kc_report *r,
 		return;
 	}
 	for (i = 0; i < n; i++) {
+		memset(&tmp, 0, sizeof(tmp));
 		analyze_load(c, &r->acc[order[i]], o, &tmp);
 		tmp.side = order[i];
 		tmp.other = order[i] == sampled ? racer : sampled;
