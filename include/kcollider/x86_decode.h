@@ -62,6 +62,7 @@ enum kc_op {
 	KC_OP_CALL, KC_OP_JMP, KC_OP_JCC, KC_OP_RET, KC_OP_IRET,
 	KC_OP_MFENCE, KC_OP_LFENCE, KC_OP_SFENCE,
 	KC_OP_INT3, KC_OP_UD,
+	KC_OP_NR,		/* number of ops, not an op */
 };
 
 /* kc_insn.flags */
@@ -88,8 +89,23 @@ enum kc_op {
 					    */
 #define KC_INSN_VEX		(1u << 18)
 #define KC_INSN_EVEX		(1u << 19)
-#define KC_INSN_IMPLICIT_STACK	(1u << 20) /* push/pop/call/ret stack slot
-					    * (not listed in mem[])
+#define KC_INSN_IMPLICIT_STACK	(1u << 20) /* push/pop/call/ret/enter/leave
+					    * stack slot (not listed in
+					    * mem[]; STORE/LOAD include it)
+					    */
+#define KC_INSN_MOFFS		(1u << 21) /* mov al/ax/eax/rax <-> moffs:
+					    * the absolute address is in
+					    * imm, not in mem[0].disp
+					    */
+#define KC_INSN_BITOFF_REG	(1u << 22) /* bt/bts/btr/btc m, reg: the
+					    * word accessed is mem[0]'s
+					    * address plus the register's
+					    * signed bit offset / 8, which
+					    * kc_effective_address() adds
+					    */
+#define KC_INSN_VSIB		(1u << 23) /* gather/scatter: the index is
+					    * a vector register; no single
+					    * effective address
 					    */
 
 struct kc_mem_operand {
@@ -99,7 +115,9 @@ struct kc_mem_operand {
 	u8 seg;			/* enum kc_seg (override prefix; NONE = DS/SS) */
 	u8 access;		/* enum kc_access */
 	u8 addr_size;		/* 8, or 4 with a 67 prefix */
-	u16 size;		/* bytes accessed; 0 = unknown */
+	u16 size;		/* bytes accessed (per element for strings);
+				 * 0 = unknown
+				 */
 	s32 disp;
 };
 
@@ -123,7 +141,18 @@ struct kc_insn {
 	struct kc_mem_operand mem[2];	/* mem[0]: the explicit (ModRM)
 					 * operand, or the destination of
 					 * a two-memory instruction
+					 * (string insns: mem[0] is the
+					 * rdi operand, mem[1] the rsi one).
+					 * With KC_INSN_NOT_ACCESS, mem[0]
+					 * holds the address expression
+					 * but nmem is 0.
 					 */
+	u8 prefix;		/* mandatory prefix: 0, 0x66, 0xf2, 0xf3
+				 * (VEX/EVEX: from pp)
+				 */
+	u8 vex_l;		/* VEX.L / EVEX.L'L: 0 = 128, 1 = 256,
+				 * 2 = 512 bits
+				 */
 };
 
 /*
@@ -145,7 +174,9 @@ struct kc_regs {
 /*
  * Linear address of memory operand @n of @insn executed at @regs->ip.
  * Returns 0 and stores it in @addr, or -EINVAL if @n is not a memory
- * operand.
+ * operand (or a VSIB one). The fs/gs base is added for an fs/gs override;
+ * 67-prefixed addresses wrap at 4 GiB; the register bit offset of
+ * bt/bts/btr/btc is applied (KC_INSN_BITOFF_REG).
  */
 int kc_effective_address(const struct kc_insn *insn, unsigned int n,
 			 const struct kc_regs *regs, u64 *addr);
