@@ -71,16 +71,15 @@ static s64 sign_extend(u64 v, unsigned int bytes)
 	return (s64)(v << shift) >> shift;
 }
 
-static bool in_ranges(const struct kc_range *r, unsigned int n, u8 op)
+/* @r ends with RANGE_END, the one entry whose lo is above its hi. */
+static bool in_ranges(const struct kc_range *r, u8 op)
 {
-	while (n--) {
-		if (op >= r[n].lo && op <= r[n].hi)
+	for (; r->lo <= r->hi; r++) {
+		if (op >= r->lo && op <= r->hi)
 			return true;
 	}
 	return false;
 }
-
-#define RANGES(t)	t, sizeof(t) / sizeof(t[0])
 
 static int decode_prefixes(struct kc_dec *d)
 {
@@ -243,17 +242,17 @@ static u32 vex_attr(const struct kc_dec *d, const struct kc_insn *insn)
 
 	switch (insn->map) {
 	case 1:
-		if (!evex && !in_ranges(RANGES(map1_vex), op))
+		if (!evex && !in_ranges(map1_vex, op))
 			return AT_INV;
 		if (op == 0x77)		/* vzeroupper/vzeroall: no ModRM */
 			return evex ? AT_INV : 0;
 		return AT_MODRM | AT_SSE | map1_sse_imm(op);
 	case 2:
-		if (!evex && !in_ranges(RANGES(map2_vex), op))
+		if (!evex && !in_ranges(map2_vex, op))
 			return AT_INV;
 		return AT_MODRM | AT_SSE;
 	default:
-		if (!evex && !in_ranges(RANGES(map3_vex), op))
+		if (!evex && !in_ranges(map3_vex, op))
 			return AT_INV;
 		return AT_MODRM | AT_SSE | AT_IMM(IMM_B);
 	}
@@ -277,11 +276,11 @@ static u32 opcode_attr(const struct kc_dec *d, const struct kc_insn *insn)
 			return AT_INV;
 		return map1_attr[op];
 	case 2:
-		if (!in_ranges(RANGES(map2_legacy), op))
+		if (!in_ranges(map2_legacy, op))
 			return AT_INV;
 		return AT_MODRM | AT_SSE;
 	default:
-		if (!in_ranges(RANGES(map3_legacy), op))
+		if (!in_ranges(map3_legacy, op))
 			return AT_INV;
 		return AT_MODRM | AT_SSE | AT_IMM(IMM_B);
 	}
@@ -615,12 +614,12 @@ static bool sse_move(const struct kc_dec *d, const struct kc_insn *insn,
 		*size = pfx == 0xf3 ? 4 : pfx == 0xf2 ? 8 : vec;
 		break;
 	case 0x12: case 0x16:		/* movlps movhps movsldup movddup */
+		if (pfx == 0xf2 && op == 0x16)
+			return false;
 		if (pfx == 0xf3)
 			*size = vec;
-		else if (pfx == 0xf2 && op == 0x12)
-			*size = insn->vex_l ? vec : 8;
 		else if (pfx == 0xf2)
-			return false;
+			*size = insn->vex_l ? vec : 8;
 		else
 			*size = 8;
 		load = true;

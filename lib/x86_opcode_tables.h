@@ -93,24 +93,34 @@ enum {
 #define OP(x)	AT_OP(KC_OP_##x)
 #define G(x)	(M | AT_GRP(GRP_##x))
 
-/* The eight encodings of add/or/adc/sbb/and/sub/xor/cmp. */
-#define ALU(op, acc)						\
-	M | EB | K | OP(op) | (acc), M | EV | K | OP(op) | (acc),	\
-	M | EB | K | OP(op) | RD, M | EV | K | OP(op) | RD,	\
-	AT_BYTE | IB | OP(op), IZ | OP(op)
+/* The six encodings of add/or/adc/sbb/and/sub/xor/cmp. */
+#define ALU_EB(op, acc)	(M | EB | K | OP(op) | (acc))	/* Eb, Gb */
+#define ALU_EV(op, acc)	(M | EV | K | OP(op) | (acc))	/* Ev, Gv */
+#define ALU_GB(op)	(M | EB | K | OP(op) | RD)	/* Gb, Eb */
+#define ALU_GV(op)	(M | EV | K | OP(op) | RD)	/* Gv, Ev */
+#define ALU_AL(op)	(AT_BYTE | IB | OP(op))		/* al, Ib */
+#define ALU_AX(op)	(IZ | OP(op))			/* eax, Iz */
 
 #define PFX	0	/* prefix or escape: consumed before the lookup */
 #define STR	(AT_STR | OP(STRING))
 
 static const u32 map0_attr[256] = {
-	ALU(ADD, RW), INV, INV,				/* 00 */
-	ALU(OR, RW), INV, PFX,				/* 08 */
-	ALU(ADC, RW), INV, INV,				/* 10 */
-	ALU(SBB, RW), INV, INV,				/* 18 */
-	ALU(AND, RW), PFX, INV,				/* 20 */
-	ALU(SUB, RW), PFX, INV,				/* 28 */
-	ALU(XOR, RW), PFX, INV,				/* 30 */
-	ALU(CMP, RD), PFX, INV,				/* 38 */
+	ALU_EB(ADD, RW), ALU_EV(ADD, RW), ALU_GB(ADD), ALU_GV(ADD),
+	ALU_AL(ADD), ALU_AX(ADD), INV, INV,				/* 00 */
+	ALU_EB(OR, RW), ALU_EV(OR, RW), ALU_GB(OR), ALU_GV(OR),
+	ALU_AL(OR), ALU_AX(OR), INV, PFX,				/* 08 */
+	ALU_EB(ADC, RW), ALU_EV(ADC, RW), ALU_GB(ADC), ALU_GV(ADC),
+	ALU_AL(ADC), ALU_AX(ADC), INV, INV,				/* 10 */
+	ALU_EB(SBB, RW), ALU_EV(SBB, RW), ALU_GB(SBB), ALU_GV(SBB),
+	ALU_AL(SBB), ALU_AX(SBB), INV, INV,				/* 18 */
+	ALU_EB(AND, RW), ALU_EV(AND, RW), ALU_GB(AND), ALU_GV(AND),
+	ALU_AL(AND), ALU_AX(AND), PFX, INV,				/* 20 */
+	ALU_EB(SUB, RW), ALU_EV(SUB, RW), ALU_GB(SUB), ALU_GV(SUB),
+	ALU_AL(SUB), ALU_AX(SUB), PFX, INV,				/* 28 */
+	ALU_EB(XOR, RW), ALU_EV(XOR, RW), ALU_GB(XOR), ALU_GV(XOR),
+	ALU_AL(XOR), ALU_AX(XOR), PFX, INV,				/* 30 */
+	ALU_EB(CMP, RD), ALU_EV(CMP, RD), ALU_GB(CMP), ALU_GV(CMP),
+	ALU_AL(CMP), ALU_AX(CMP), PFX, INV,				/* 38 */
 	[0x40 ... 0x4f] = PFX,				/* REX */
 	[0x50 ... 0x57] = D64 | AT_STACK | OP(PUSH),
 	[0x58 ... 0x5f] = D64 | AT_STACK | OP(POP),
@@ -337,23 +347,28 @@ struct kc_range {
 	u8 lo, hi;
 };
 
+#define RANGE_END	{ 1, 0 }
+
 static const struct kc_range map2_legacy[] = {
 	{ 0x00, 0x0b }, { 0x10, 0x10 }, { 0x14, 0x15 }, { 0x17, 0x17 },
 	{ 0x1c, 0x1e }, { 0x20, 0x25 }, { 0x28, 0x2b }, { 0x30, 0x35 },
 	{ 0x37, 0x41 }, { 0x80, 0x82 }, { 0xc8, 0xcd }, { 0xcf, 0xcf },
 	{ 0xdb, 0xdf }, { 0xf0, 0xf6 }, { 0xf8, 0xf9 },
+	RANGE_END,
 };
 
 static const struct kc_range map3_legacy[] = {
 	{ 0x08, 0x0f }, { 0x14, 0x17 }, { 0x20, 0x22 }, { 0x40, 0x42 },
 	{ 0x44, 0x44 }, { 0x60, 0x63 }, { 0xcc, 0xcc }, { 0xce, 0xcf },
 	{ 0xdf, 0xdf },
+	RANGE_END,
 };
 
 static const struct kc_range map1_vex[] = {
 	{ 0x10, 0x17 }, { 0x28, 0x2f }, { 0x41, 0x42 }, { 0x44, 0x47 },
 	{ 0x4a, 0x4b }, { 0x50, 0x7f }, { 0x90, 0x93 }, { 0x98, 0x99 },
 	{ 0xae, 0xae }, { 0xc2, 0xc2 }, { 0xc4, 0xc6 }, { 0xd0, 0xfe },
+	RANGE_END,
 };
 
 static const struct kc_range map2_vex[] = {
@@ -363,6 +378,7 @@ static const struct kc_range map2_vex[] = {
 	{ 0x78, 0x79 }, { 0x8c, 0x8c }, { 0x8e, 0x8e }, { 0x90, 0x9f },
 	{ 0xa6, 0xaf }, { 0xb0, 0xb1 }, { 0xb4, 0xbf }, { 0xcf, 0xcf },
 	{ 0xdb, 0xdf }, { 0xf2, 0xf3 }, { 0xf5, 0xf7 },
+	RANGE_END,
 };
 
 static const struct kc_range map3_vex[] = {
@@ -370,6 +386,7 @@ static const struct kc_range map3_vex[] = {
 	{ 0x1d, 0x1d }, { 0x20, 0x22 }, { 0x30, 0x33 }, { 0x38, 0x39 },
 	{ 0x40, 0x42 }, { 0x44, 0x44 }, { 0x46, 0x46 }, { 0x48, 0x4c },
 	{ 0x60, 0x63 }, { 0xce, 0xcf }, { 0xdf, 0xdf }, { 0xf0, 0xf0 },
+	RANGE_END,
 };
 
 #undef M
@@ -386,7 +403,12 @@ static const struct kc_range map3_vex[] = {
 #undef EV
 #undef OP
 #undef G
-#undef ALU
+#undef ALU_EB
+#undef ALU_EV
+#undef ALU_GB
+#undef ALU_GV
+#undef ALU_AL
+#undef ALU_AX
 #undef PFX
 #undef STR
 #undef SSE

@@ -368,11 +368,10 @@ static void sweep(struct stats *st, const u8 *buf, size_t len, u64 addr,
 		}
 		st->insns++;
 		opkey(&k, key, sizeof(key));
-		if (!ok || k.length != ci->size) {
+		if (!ok || k.length != ci->size)
 			dispute(st, buf + off, &k, key, ok);
-		} else {
+		else
 			compare_operands(st, &k, buf + off);
-		}
 		off += k.length;
 	}
 }
