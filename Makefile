@@ -30,7 +30,7 @@ BUILD := $(CURDIR)/build
 
 export KDIR FLAVOUR VM_CPUS BUILD
 
-.PHONY: all kmod user selftests deps check run clean checkpatch sparse kdir-check
+.PHONY: all kmod user selftests deps check run clean checkpatch sparse kdir-check bench
 
 all: kmod user
 
@@ -61,6 +61,22 @@ run: deps
 
 checkpatch:
 	@scripts/checkpatch.sh
+
+# Benchmarks (not tests): every selftests/bench/*_bench.c is built into
+# build/bench/ (per-benchmark BENCH_OBJS_<name>/BENCH_LDLIBS_<name> come from
+# selftests/bench/*.mk), then selftests/runner/bench.sh runs them all.
+TOP := $(CURDIR)
+BENCH_BINS := $(patsubst selftests/bench/%.c,$(BUILD)/bench/%,\
+	$(wildcard selftests/bench/*_bench.c))
+-include selftests/bench/*.mk
+
+bench: selftests $(BENCH_BINS)
+	@selftests/runner/bench.sh
+
+$(BUILD)/bench/%: selftests/bench/%.c $(wildcard lib/*.[ch] include/kcollider/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -D_GNU_SOURCE -I$(CURDIR)/include \
+		-DKC_TOP='"$(CURDIR)"' -o $@ $< $(BENCH_OBJS_$*) $(BENCH_LDLIBS_$*)
 
 sparse: kdir-check
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 modules

@@ -76,7 +76,7 @@ struct dispute {
 /* One worker's results, in memory shared with the parent. */
 struct stats {
 	unsigned long insns, len_mis, op_mis, undec, both_undec, allowed;
-	unsigned long files, bad_files, objdump_ok, lost_disputes;
+	unsigned long files, bad_files, objdump_ok, lost_disputes, padding;
 	unsigned long allow_hits[MAX_ALLOW];
 	unsigned int nsamples, ndisputes;
 	struct sample samples[MAX_SAMPLES];
@@ -345,6 +345,15 @@ static void sweep(struct stats *st, const u8 *buf, size_t len, u64 addr,
 		size_t size = len - off;
 		u64 a = addr + off;
 
+		/* int3 runs between functions are padding, not code */
+		if (linear && len - off > 1 && buf[off] == 0xcc &&
+		    buf[off + 1] == 0xcc) {
+			while (off < len && buf[off] == 0xcc) {
+				off++;
+				st->padding++;
+			}
+			continue;
+		}
 		r = kc_decode(buf + off, len - off, &k);
 		ok = cs_disasm_iter(cs, &code, &size, &a, ci);
 		if (r) {
@@ -568,6 +577,7 @@ static void merge(struct stats *t, const struct stats *s)
 	t->op_mis += s->op_mis;
 	t->undec += s->undec;
 	t->both_undec += s->both_undec;
+	t->padding += s->padding;
 	t->allowed += s->allowed;
 	t->files += s->files;
 	t->bad_files += s->bad_files;
@@ -697,8 +707,9 @@ static void report(struct stats *t, double secs)
 
 	printf("decoder: %lu insns, %lu length mismatches, %lu operand mismatches, %lu undecodable\n",
 	       t->insns, t->len_mis, t->op_mis, t->undec);
-	ksft_print_msg("%lu files (%lu unreadable), %.1f s, %lu allowlisted, %lu bytes neither decoder accepts (data in text)\n",
-		       t->files, t->bad_files, secs, t->allowed, t->both_undec);
+	ksft_print_msg("%lu files (%lu unreadable), %.1f s, %lu allowlisted, %lu bytes neither decoder accepts (data in text), %lu int3 padding bytes skipped\n",
+		       t->files, t->bad_files, secs, t->allowed, t->both_undec,
+		       t->padding);
 	ksft_print_msg("%lu instructions capstone 4 decodes differently or not at all, where objdump agrees with kcollider\n",
 		       t->objdump_ok);
 	for (i = 0; i < nallow; i++)
