@@ -167,6 +167,7 @@ void kc_sampler_pool_changed(void);
 unsigned long kc_sampler_pool_size(void);
 unsigned int kc_sampler_armed(void);
 bool kc_sampler_map_slot_ip(unsigned long ip, unsigned long *orig);
+bool kc_sampler_map_armed_slot_ip(unsigned long ip, unsigned long *orig);
 extern atomic_t kc_rotating;
 
 /* stall.c */

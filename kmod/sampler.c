@@ -128,8 +128,9 @@ static void kc_sampler_fn(struct work_struct *work)
 	atomic_set(&kc_rotating, 0);
 	kc_marks_expire();
 	mutex_unlock(&kc_sampler_lock);
-	schedule_delayed_work(&kc_sampler_work,
-			      msecs_to_jiffies(KC_SAMPLER_PERIOD_MS));
+	/* unbound: the CPUs running the targets are often the busy ones */
+	queue_delayed_work(system_unbound_wq, &kc_sampler_work,
+			   msecs_to_jiffies(KC_SAMPLER_PERIOD_MS));
 }
 
 /*
@@ -162,7 +163,7 @@ void kc_sampler_start(void)
 	kc_last_fired = atomic_long_read(&kc_stats.fired);
 	atomic_set(&kc_rotating, 0);
 	mutex_unlock(&kc_sampler_lock);
-	schedule_delayed_work(&kc_sampler_work, 0);
+	queue_delayed_work(system_unbound_wq, &kc_sampler_work, 0);
 }
 
 /* The targets changed (sampler stopped): take the new set of sites. */
@@ -193,6 +194,29 @@ unsigned long kc_sampler_pool_size(void)
 unsigned int kc_sampler_armed(void)
 {
 	return READ_ONCE(kc_nr_armed);
+}
+
+/*
+ * #DB context, lock-free: traps are accepted only while a window is open,
+ * and the armed set changes only with every window closed.
+ */
+bool kc_sampler_map_armed_slot_ip(unsigned long ip, unsigned long *orig)
+{
+	unsigned int i, n = READ_ONCE(kc_nr_armed);
+
+	for (i = 0; i < n && i < KC_MAX_PROBES; i++) {
+		struct kc_site *s = READ_ONCE(kc_armed[i]);
+		unsigned long slot;
+
+		if (!s)
+			continue;
+		slot = (unsigned long)s->kp.ainsn.insn;
+		if (slot && ip > slot && ip <= slot + s->insn_len) {
+			*orig = (unsigned long)s->kp.addr + (ip - slot);
+			return true;
+		}
+	}
+	return false;
 }
 
 /*

@@ -20,6 +20,7 @@
 
 #include <linux/delay.h>
 #include <linux/hw_breakpoint.h>
+#include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/perf_event.h>
@@ -330,6 +331,37 @@ void kc_unwind_regs(struct pt_regs *regs, struct kc_side *a)
 	}
 }
 
+static unsigned long kc_int3_entry;
+
+/*
+ * The racer may have been single-stepping one of our own probes: its trap
+ * ip then lies in the probe's instruction slot, where ORC knows nothing.
+ * Under TCG the #DB can even arrive at the entry of the int3 that ends the
+ * slot, with the slot address in the int3's hardware frame. Rebuild the
+ * registers as they were at the probed instruction so the unwind works.
+ */
+static struct pt_regs *kc_racer_regs(struct pt_regs *regs,
+				     struct pt_regs *fixed)
+{
+	unsigned long ip = regs->ip, orig, *frame;
+
+	if (kc_int3_entry && ip == kc_int3_entry) {
+		frame = (unsigned long *)regs->sp;
+		if (!kc_sampler_map_armed_slot_ip(frame[0] - 1, &orig))
+			return regs;
+		*fixed = *regs;
+		fixed->ip = orig;
+		fixed->flags = frame[2];
+		fixed->sp = frame[3];
+		return fixed;
+	}
+	if (!kc_sampler_map_armed_slot_ip(ip, &orig))
+		return regs;
+	*fixed = *regs;
+	fixed->ip = orig;
+	return fixed;
+}
+
 /* #DB, NMI-like: record only; decoding and printing happen later. */
 static void kc_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 			 struct pt_regs *regs)
@@ -338,6 +370,7 @@ static void kc_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 	struct kc_watch_cpu *wc = this_cpu_ptr(&kc_watch_cpu);
 	int drn = wc->drn[slot->index];
 	unsigned long pc = preempt_count() - (NMI_OFFSET + HARDIRQ_OFFSET);
+	struct pt_regs fixed;
 	struct kc_side *a;
 	int n;
 
@@ -356,6 +389,7 @@ static void kc_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 		return;
 	a = &slot->traps[n];
 	memset(a, 0, sizeof(*a));
+	regs = kc_racer_regs(regs, &fixed);
 	a->trap_ip = regs->ip;
 	a->cpu = raw_smp_processor_id();
 	a->ctx = kc_ctx_of(pc);
@@ -416,6 +450,24 @@ bool kc_addr_forbidden(unsigned long addr, unsigned int size)
 	return true;
 }
 
+/*
+ * Entry text cannot be probed, but register_kprobe() resolves the name
+ * before it refuses: that is the address (no kallsyms_lookup_name).
+ */
+static unsigned long kc_lookup_entry(const char *name)
+{
+	struct kprobe kp = {
+		.symbol_name = name,
+		.flags = KPROBE_FLAG_DISABLED,
+	};
+
+	if (!register_kprobe(&kp)) {
+		unregister_kprobe(&kp);
+		return 0;
+	}
+	return IS_ERR_OR_NULL(kp.addr) ? 0 : (unsigned long)kp.addr;
+}
+
 static void kc_watch_scan_cpu(void *unused)
 {
 	struct kc_watch_cpu *wc = this_cpu_ptr(&kc_watch_cpu);
@@ -443,6 +495,7 @@ int kc_watch_init(unsigned int nr_slots)
 	int cpu;
 
 	kc_nr_slots = nr_slots;
+	kc_int3_entry = kc_lookup_entry("asm_exc_int3");
 	for (i = 0; i < nr_slots; i++) {
 		struct kc_slot *slot = &kc_slots[i];
 

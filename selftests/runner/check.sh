@@ -52,10 +52,11 @@ group_end host
 echo "# ==== in-VM tests (kernel ${KREL:-?}, ${VM_CPUS:-4} CPUs) ===="
 group_pass=0 group_fail=0 group_skip=0
 KC_MODULE=$top/kmod/kcollider.ko
-export KC_MODULE
+KC_PLANTED=$top/selftests/planted/kc_planted.ko
+export KC_MODULE KC_PLANTED
 "$runner/run-vm.sh" -o "$results/vm" -k "${VM_IMAGE:-}" -r "${KREL:-}" \
 	-c "${VM_CPUS:-4}" -t "${VM_TIMEOUT:-1500}" -- \
-	env KC_MODULE="$KC_MODULE" KC_TOP="$top" \
+	env KC_MODULE="$KC_MODULE" KC_PLANTED="$KC_PLANTED" KC_TOP="$top" \
 	"$runner/vm-suite.sh" "$build" ${KC_TESTS:-}
 vm_status=$?
 if [ $vm_status -ge 124 ]; then

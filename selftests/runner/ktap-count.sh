@@ -11,9 +11,24 @@ status=$3
 
 awk -v name="$name" -v status="$status" '
 /^1\.\.[0-9]+/ { plan = substr($1, 4) + 0; have_plan = 1 }
-/^ok [0-9]+/ { if ($0 ~ /# SKIP/) skip++; else pass++ }
-/^not ok [0-9]+/ { fail++ }
+function record(num, result) {
+	if (num in seen_num && seen_num[num] != result) {
+		printf "%s: test %d reported twice with different results\n", name, num > "/dev/stderr"
+		result = "fail"
+	}
+	if (!(num in seen_num))
+		order[++n] = num
+	seen_num[num] = result
+}
+/^ok [0-9]+/ { record($2 + 0, $0 ~ /# SKIP/ ? "skip" : "pass") }
+/^not ok [0-9]+/ { record($3 + 0, "fail") }
 END {
+	for (i = 1; i <= n; i++) {
+		r = seen_num[order[i]]
+		if (r == "pass") pass++
+		else if (r == "skip") skip++
+		else fail++
+	}
 	seen = pass + fail + skip
 	if (!have_plan) {
 		printf "%s: no KTAP plan (exit status %s): counted as failed\n", name, status > "/dev/stderr"

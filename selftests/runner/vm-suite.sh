@@ -13,7 +13,10 @@ if [ $# -eq 0 ]; then
 fi
 for t in "$@"; do
 	echo "# vm: $t"
-	"$build/vm/$t" > "$KC_RESULTS/$t.ktap" 2>&1
+	# tmpfs first: the 9p results share is not where forked test
+	# children should interleave their writes
+	"$build/vm/$t" > "$TMPDIR/$t.ktap" 2>&1
 	echo $? > "$KC_RESULTS/$t.rc"
+	cp "$TMPDIR/$t.ktap" "$KC_RESULTS/$t.ktap"
 	cat "$KC_RESULTS/$t.ktap"
 done

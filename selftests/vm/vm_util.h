@@ -100,3 +100,55 @@ static inline int kc_write_attr(const char *name, const char *val)
 }
 
 #endif /* KC_VM_UTIL_H */
+
+/* ---- generic file helpers ---- */
+
+#include <stdarg.h>
+
+/* Reads a whole file (up to @size - 1 bytes); length or -errno. */
+static inline ssize_t kc_read_file(const char *path, char *buf, size_t size)
+{
+	size_t off = 0;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (off + 1 < size && (n = read(fd, buf + off, size - 1 - off)) > 0)
+		off += n;
+	n = n < 0 ? -errno : (ssize_t)off;
+	buf[off] = '\0';
+	close(fd);
+	return n;
+}
+
+/* One write(2) of @val to @path; 0 or -errno. */
+static inline int kc_write_file(const char *path, const char *val)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, strlen(val));
+	n = n < 0 ? -errno : 0;
+	close(fd);
+	return n;
+}
+
+/* Value of "name N" in the stats attribute, -1 if absent. */
+static inline long kc_stat(const char *name)
+{
+	static char buf[8192];
+	size_t len = strlen(name);
+	char *p;
+
+	if (kc_read_attr("stats", buf, sizeof(buf)) < 0)
+		return -1;
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, name, len) && p[len] == ' ')
+			return strtol(p + len + 1, NULL, 10);
+	return -1;
+}

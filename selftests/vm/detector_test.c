@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * In-VM: the detector against the planted races of kc_planted.ko.
+ *
+ * Each test loads both modules fresh, targets exactly the functions of one
+ * scenario, runs it, and asserts on the report log
+ * (/sys/kernel/debug/kcollider/reports) and the counters.
+ */
+#include <pthread.h>
+#include <sys/klog.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "vm_util.h"
+
+#define PLANTED_RUN	"/sys/kernel/debug/kc_planted/run"
+#define REPORTS		"/sys/kernel/debug/kcollider/reports"
+#define KPROBES_LIST	"/sys/kernel/debug/kprobes/list"
+#define LOG_SIZE	(1 << 20)
+
+static const char *planted_path(void)
+{
+	const char *p = getenv("KC_PLANTED");
+
+	return p ? p : "selftests/planted/kc_planted.ko";
+}
+
+static char *log_buf;
+
+static const char *read_reports(void)
+{
+	if (!log_buf)
+		log_buf = malloc(LOG_SIZE);
+	if (!log_buf || kc_read_file(REPORTS, log_buf, LOG_SIZE) < 0)
+		return "";
+	return log_buf;
+}
+
+/* Copy report number @i (0-based) of @log into @out; false if none. */
+static bool nth_report(const char *log, int i, char *out, size_t size)
+{
+	const char *rule = "\nBUG: KCOLLIDER: ";
+	const char *p = log, *end;
+	size_t len;
+
+	if (!strncmp(p, rule + 1, strlen(rule) - 1) && i-- == 0)
+		goto found;
+	while ((p = strstr(p, rule))) {
+		p++;
+		if (i-- == 0)
+			goto found;
+	}
+	return false;
+found:
+	end = strstr(p + 1, "\nBUG: KCOLLIDER: ");
+	len = end ? (size_t)(end - p) : strlen(p);
+	if (len >= size)
+		len = size - 1;
+	memcpy(out, p, len);
+	out[len] = '\0';
+	return true;
+}
+
+/* First report containing every string of the NULL-terminated @needles. */
+static bool find_report(const char *log, const char * const *needles,
+			char *out, size_t size)
+{
+	int i, j;
+
+	for (i = 0; nth_report(log, i, out, size); i++) {
+		for (j = 0; needles[j]; j++)
+			if (!strstr(out, needles[j]))
+				break;
+		if (!needles[j])
+			return true;
+	}
+	return false;
+}
+
+static int count_reports(const char *log)
+{
+	static char tmp[16384];
+	int i = 0;
+
+	while (nth_report(log, i, tmp, sizeof(tmp)))
+		i++;
+	return i;
+}
+
+/* Access block @k (0: first, the racer; 1: second) of a report. */
+static bool report_block(const char *report, int k, char *out, size_t size)
+{
+	const char *p = report, *end;
+	size_t len;
+
+	while ((p = strstr(p, " bytes by "))) {
+		while (p > report && p[-1] != '\n')
+			p--;
+		if (k-- == 0)
+			break;
+		p = strchr(p, '\n');
+		if (!p)
+			return false;
+	}
+	if (!p)
+		return false;
+	end = strstr(p, "\n\n");
+	len = end ? (size_t)(end - p) : strlen(p);
+	if (len >= size)
+		len = size - 1;
+	memcpy(out, p, len);
+	out[len] = '\0';
+	return true;
+}
+
+static int run_scenario(const char *name, int ms)
+{
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "%s %d\n", name, ms);
+	return kc_write_file(PLANTED_RUN, cmd);
+}
+
+static bool kprobes_list_mentions(const char *what)
+{
+	static char buf[65536];
+
+	if (kc_read_file(KPROBES_LIST, buf, sizeof(buf)) < 0)
+		return false;
+	return strstr(buf, what) != NULL;
+}
+
+static bool all_probes_disabled(const char *what)
+{
+	static char buf[65536];
+	char *line;
+
+	if (kc_read_file(KPROBES_LIST, buf, sizeof(buf)) < 0)
+		return false;
+	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+		if (strstr(line, what) && !strstr(line, "[DISABLED]"))
+			return false;
+	return true;
+}
+
+/* Kernel log lines that mean trouble, other than our own reports. */
+static bool dmesg_has_trouble(char *line, size_t size)
+{
+	static const char * const bad[] = {
+		"WARNING:", "Oops", "BUG: unable", "BUG: kernel", "general protection",
+		"kernel BUG", "Call Trace", NULL,
+	};
+	int len = klogctl(10, NULL, 0);	/* SYSLOG_ACTION_SIZE_BUFFER */
+	char *buf, *p;
+	int i;
+
+	if (len <= 0)
+		return false;
+	buf = malloc(len + 1);
+	if (!buf)
+		return false;
+	len = klogctl(3, buf, len);	/* SYSLOG_ACTION_READ_ALL */
+	buf[len > 0 ? len : 0] = '\0';
+	for (i = 0; bad[i]; i++) {
+		p = strstr(buf, bad[i]);
+		if (p) {
+			snprintf(line, size, "%.160s", p);
+			free(buf);
+			return true;
+		}
+	}
+	free(buf);
+	return false;
+}
+
+FIXTURE(planted) {
+	bool loaded;
+};
+
+FIXTURE_SETUP(planted)
+{
+	if (!kc_in_vm())
+		SKIP(return, "not inside the kcollider test VM");
+	ASSERT_EQ(0, kc_load_module(kc_module_path(), NULL))
+		TH_LOG("load kcollider: %s", strerror(errno));
+	self->loaded = true;
+	if (kc_load_module(planted_path(), NULL) && errno != EEXIST)
+		ASSERT_TRUE(false) TH_LOG("load kc_planted: %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(planted)
+{
+	if (!kc_in_vm())
+		return;
+	if (self->loaded) {
+		int ret;
+
+		kc_write_attr("enabled", "0");
+		ret = kc_unload_module("kcollider");
+		EXPECT_EQ(0, ret) TH_LOG("unload kcollider: %d %s", ret,
+					 strerror(errno));
+	}
+	EXPECT_EQ(0, kc_unload_module("kc_planted"))
+		TH_LOG("unload kc_planted: %s", strerror(errno));
+}
+
+/* Run @scenario in 2 s slices until @needles appear or @budget_s passes. */
+static bool run_until(const char *scenario, int budget_s,
+		      const char * const *needles, char *out, size_t size)
+{
+	int waited;
+
+	for (waited = 0; waited < budget_s; waited += 2) {
+		if (run_scenario(scenario, 2000))
+			return false;
+		if (find_report(read_reports(), needles, out, size))
+			return true;
+	}
+	return false;
+}
+
+static char report[16384], block[8192];
+
+TEST_F_TIMEOUT(planted, r1_counter_race_reported_with_both_stacks, 120)
+{
+	static const char * const needles[] = {
+		"BUG: KCOLLIDER: data-race in kc_r1_dec / kc_r1_inc",
+		"kcollider: racer: ip=", NULL,
+	};
+	char *other;
+
+	ASSERT_EQ(0, kc_write_attr("targets",
+				   "kc_planted:kc_r1_inc,kc_planted:kc_r1_dec"));
+	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_TRUE(run_until("r1", 30, needles, report, sizeof(report)))
+		TH_LOG("no two-sided R1 report; log:\n%.3000s", read_reports());
+	/* both sides are the planted functions, each a read-write of 4 bytes */
+	ASSERT_TRUE(report_block(report, 0, block, sizeof(block)));
+	ASSERT_EQ(0, strncmp(block, "read-write to 0x", 16)) TH_LOG("%s", block);
+	ASSERT_NE(NULL, strstr(block, "of 4 bytes by task "));
+	other = strstr(block, "kc_r1_inc+") ? "kc_r1_dec+" : "kc_r1_inc+";
+	ASSERT_TRUE(strstr(block, "kc_r1_inc+") || strstr(block, "kc_r1_dec+"))
+		TH_LOG("%s", block);
+	ASSERT_NE(NULL, strstr(block, "kc_worker_fn+"));
+	ASSERT_TRUE(report_block(report, 1, block, sizeof(block)));
+	ASSERT_EQ(0, strncmp(block, "read-write to 0x", 16)) TH_LOG("%s", block);
+	ASSERT_NE(NULL, strstr(block, other)) TH_LOG("%s", block);
+	ASSERT_NE(NULL, strstr(block, "kc_worker_fn+"));
+	ASSERT_NE(NULL, strstr(report, "kcollider: object: global sym=kc_r1_count+0x0 mod=kc_planted"))
+		TH_LOG("%s", report);
+	ASSERT_NE(NULL, strstr(report, "kcollider: context: sampled=task"));
+	ASSERT_NE(NULL, strstr(report, "\nReported by kcollider on:\n"));
+}
+
+TEST_F_TIMEOUT(planted, r5_hrtimer_on_same_cpu_named_as_interrupt, 120)
+{
+	static const char * const needles[] = {
+		"data-race in kc_r5_task_write / kc_r5_timer_access",
+		"racer=hardirq", NULL,
+	};
+	char cpu_a[32], *p;
+
+	ASSERT_EQ(0, kc_write_attr("targets", "kc_planted:kc_r5_task_write"));
+	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_TRUE(run_until("r5", 30, needles, report, sizeof(report)))
+		TH_LOG("no R5 report; log:\n%.3000s", read_reports());
+	ASSERT_TRUE(report_block(report, 0, block, sizeof(block)));
+	ASSERT_NE(NULL, strstr(block, "by interrupt on cpu ")) TH_LOG("%s", block);
+	ASSERT_NE(NULL, strstr(block, "kc_r5_timer_access+")) TH_LOG("%s", block);
+	p = strstr(block, " on cpu ");
+	snprintf(cpu_a, sizeof(cpu_a), "%.*s", (int)strcspn(p, ":"), p);
+	ASSERT_TRUE(report_block(report, 1, block, sizeof(block)));
+	ASSERT_NE(NULL, strstr(block, "kc_r5_task_write+")) TH_LOG("%s", block);
+	ASSERT_NE(NULL, strstr(block, cpu_a))
+		TH_LOG("interrupt side%s, sampled side: %s", cpu_a, block);
+}
+
+TEST_F_TIMEOUT(planted, r8_invisible_writer_is_unknown_origin, 120)
+{
+	static const char * const needles[] = {
+		"BUG: KCOLLIDER: data-race in kc_r8_read+",
+		"race at unknown origin, with read to 0x",
+		"kcollider: racer: unknown", "value changed: 0x", NULL,
+	};
+
+	ASSERT_EQ(0, kc_write_attr("targets", "kc_planted:kc_r8_read"));
+	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_TRUE(run_until("r8", 30, needles, report, sizeof(report)))
+		TH_LOG("no unknown-origin R8 report; log:\n%.3000s",
+		       read_reports());
+	ASSERT_NE(NULL, strstr(report, " kc_r8_read+")) TH_LOG("%s", report);
+	ASSERT_GE(kc_stat("unknown_origin"), 1);
+}
+
+TEST_F_TIMEOUT(planted, n1_spinlocked_counter_never_reported, 120)
+{
+	const char *log;
+
+	ASSERT_EQ(0, kc_write_attr("targets", "kc_planted:kc_n1_inc_locked"));
+	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, run_scenario("n1", 10000));
+	/* it was sampled, watched, and found nothing */
+	ASSERT_GT(kc_stat("samples"), 10)
+		TH_LOG("samples %ld fired %ld hits %ld", kc_stat("samples"),
+		       kc_stat("fired"), kc_stat("hits"));
+	ASSERT_EQ(0, kc_stat("races"));
+	ASSERT_EQ(0, kc_stat("unknown_origin"));
+	log = read_reports();
+	ASSERT_EQ(0, count_reports(log)) TH_LOG("%.3000s", log);
+}
+
+TEST_F_TIMEOUT(planted, stats_consistent_with_reports, 120)
+{
+	long samples, races, unknown, logged;
+
+	ASSERT_EQ(0, kc_write_attr("dedup_ms", "0"));
+	ASSERT_EQ(0, kc_write_attr("targets",
+				   "kc_planted:kc_r1_inc,kc_planted:kc_r1_dec"));
+	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, run_scenario("r1", 4000));
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	usleep(200000);		/* the report worker drains its queue */
+	samples = kc_stat("samples");
+	races = kc_stat("races");
+	unknown = kc_stat("unknown_origin");
+	logged = count_reports(read_reports());
+	ASSERT_GT(samples, 0);
+	ASSERT_GT(races + unknown, 0);
+	ASSERT_EQ(samples, kc_stat("watch_full") + kc_stat("watch_partial"));
+	ASSERT_LE(samples, kc_stat("fired"));
+	ASSERT_LE(races + unknown, samples);
+	ASSERT_EQ(0, kc_stat("reports_suppressed"));
+	/* every counted race is in the log (it keeps the last 128) */
+	if (races + unknown <= 128)
+		ASSERT_EQ(races + unknown, logged);
+}
+
+TEST_F_TIMEOUT(planted, disabled_means_no_probe_and_no_sampling, 60)
+{
+	long fired;
+
+	ASSERT_EQ(0, kc_write_attr("targets",
+				   "kc_planted:kc_r1_inc,kc_planted:kc_r1_dec"));
+	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, run_scenario("r1", 1000));
+	ASSERT_GT(kc_stat("fired"), 0);
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	ASSERT_EQ(0, kc_stat("probes_armed"));
+	fired = kc_stat("fired");
+	ASSERT_EQ(0, run_scenario("r1", 1000));
+	ASSERT_EQ(fired, kc_stat("fired"));
+	ASSERT_EQ(0, kc_stat("probes_armed"));
+	/* registered but disabled: every one of ours is [DISABLED] */
+	ASSERT_TRUE(all_probes_disabled("kc_r1_")) TH_LOG("kprobes list");
+}
+
+static void *run_r1_5s(void *unused)
+{
+	run_scenario("r1", 5000);
+	return NULL;
+}
+
+TEST_F_TIMEOUT(planted, unload_during_running_scenario_is_clean, 120)
+{
+	char line[200];
+	pthread_t thread;
+
+	ASSERT_EQ(0, kc_write_attr("targets",
+				   "kc_planted:kc_r1_inc,kc_planted:kc_r1_dec"));
+	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, pthread_create(&thread, NULL, run_r1_5s, NULL));
+	sleep(2);
+	ASSERT_GT(kc_stat("samples"), 0);
+	ASSERT_EQ(0, kc_unload_module("kcollider"))
+		TH_LOG("unload under load: %s", strerror(errno));
+	self->loaded = false;
+	ASSERT_FALSE(kc_path_exists(KCOLLIDER_SYSFS_DIR));
+	ASSERT_FALSE(kprobes_list_mentions("kc_r1_"));
+	pthread_join(thread, NULL);
+	ASSERT_FALSE(dmesg_has_trouble(line, sizeof(line))) TH_LOG("%s", line);
+}
+
+/* ---- sysfs validation: garbage is -EINVAL and changes nothing ---- */
+
+struct knob {
+	const char *name;
+	const char *good;
+	const char * const bad[12];
+};
+
+static const struct knob knobs[] = {
+	{ "enabled", "0", { "banana", "2", "-1", "\n", "1 1", "0x1", NULL } },
+	{ "sample_percpu", "0", { "maybe", "3", "-0", NULL } },
+	{ "sample_rate", "123", { "fast", "-5", "0", "100001",
+		"99999999999999999999999", "12abc", "1.5", " 7", "\n", NULL } },
+	{ "max_probes", "17", { "many", "-1", "0", "257", "4294967297",
+		"0x10", NULL } },
+	{ "window_sleep_us", "1500", { "x", "-1", "0", "100001",
+		"18446744073709551616", NULL } },
+	{ "window_atomic_us", "50", { "x", "-1", "0", "1001", "1e3", NULL } },
+	{ "arm_timeout_us", "777", { "y", "-1", "0", "10001", NULL } },
+	{ "dedup_ms", "2500", { "z", "-1", "3600001", "99999999999999999999",
+		NULL } },
+};
+
+TEST_F(planted, every_knob_rejects_garbage_and_keeps_its_value)
+{
+	char before[64], after[64];
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
+		const struct knob *k = &knobs[i];
+
+		ASSERT_EQ(0, kc_write_attr(k->name, k->good)) TH_LOG("%s", k->name);
+		ASSERT_LT(0, kc_read_attr(k->name, before, sizeof(before)));
+		ASSERT_EQ(0, strncmp(before, k->good, strlen(k->good)));
+		for (j = 0; k->bad[j]; j++) {
+			int ret = kc_write_attr(k->name, k->bad[j]);
+
+			ASSERT_EQ(-EINVAL, ret)
+				TH_LOG("%s <- '%s': %d", k->name, k->bad[j], ret);
+			ASSERT_LT(0, kc_read_attr(k->name, after, sizeof(after)));
+			ASSERT_STREQ(before, after) TH_LOG("%s", k->name);
+		}
+	}
+}
+
+TEST_F(planted, targets_reject_garbage_and_unknown_functions)
+{
+	static const char * const garbage[] = {
+		"foo;bar", "::", "a:b:c", "module:", "kc_planted:", "$x",
+		"-", "+", "\n", " , ", NULL,
+	};
+	char before[4096], after[4096];
+	int i;
+
+	ASSERT_EQ(0, kc_write_attr("targets", "kc_planted:kc_r1_inc"));
+	ASSERT_LT(0, kc_read_attr("targets", before, sizeof(before)));
+	ASSERT_NE(NULL, strstr(before, "kc_planted:kc_r1_inc sites="));
+	for (i = 0; garbage[i]; i++) {
+		ASSERT_EQ(-EINVAL, kc_write_attr("targets", garbage[i]))
+			TH_LOG("'%s'", garbage[i]);
+		ASSERT_LT(0, kc_read_attr("targets", after, sizeof(after)));
+		ASSERT_STREQ(before, after);
+	}
+	/* a valid list with one unknown function changes nothing at all */
+	ASSERT_EQ(-ENOENT, kc_write_attr("targets",
+		"kc_planted:kc_r1_dec,no_such_function_kcollider"));
+	ASSERT_LT(0, kc_read_attr("targets", after, sizeof(after)));
+	ASSERT_STREQ(before, after);
+	ASSERT_EQ(0, kc_write_attr("targets", "-kc_planted:kc_r1_inc"));
+	ASSERT_LE(0, kc_read_attr("targets", after, sizeof(after)));
+	ASSERT_STREQ("", after);
+}
+
+TEST_F(planted, read_only_attributes_refuse_writes)
+{
+	char before[4096], after[4096];
+
+	ASSERT_LT(0, kc_read_attr("watch_slots", before, sizeof(before)));
+	ASSERT_NE(0, kc_write_attr("watch_slots", "3"));
+	ASSERT_LT(0, kc_read_attr("watch_slots", after, sizeof(after)));
+	ASSERT_STREQ(before, after);
+	ASSERT_NE(0, kc_write_attr("stats", "0"));
+}
+
+TEST(watch_slots_out_of_range_refuses_to_load)
+{
+	static const char * const bad[] = { "watch_slots=0", "watch_slots=5",
+					    "watch_slots=-1", NULL };
+	int i;
+
+	if (!kc_in_vm())
+		SKIP(return, "not inside the kcollider test VM");
+	for (i = 0; bad[i]; i++) {
+		ASSERT_NE(0, kc_load_module(kc_module_path(), bad[i]))
+			TH_LOG("%s loaded", bad[i]);
+		ASSERT_FALSE(kc_path_exists(KCOLLIDER_SYSFS_DIR));
+	}
+	ASSERT_EQ(0, kc_load_module(kc_module_path(), "watch_slots=4"));
+	ASSERT_EQ(0, kc_unload_module("kcollider"));
+}
+
+TEST_HARNESS_MAIN
