@@ -70,7 +70,9 @@ BENCH_BINS := $(patsubst selftests/bench/%.c,$(BUILD)/bench/%,\
 	$(wildcard selftests/bench/*_bench.c))
 -include selftests/bench/*.mk
 
-bench: selftests $(BENCH_BINS)
+# (Benchmarks need the tools and the host test programs, not the module.)
+bench: user $(BENCH_BINS)
+	@$(MAKE) --no-print-directory -C selftests
 	@selftests/runner/bench.sh
 
 $(BUILD)/bench/%: selftests/bench/%.c $(wildcard lib/*.[ch] include/kcollider/*.h)
