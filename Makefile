@@ -10,7 +10,11 @@
 # is then what the VM boots).
 FLAVOUR ?= amd64
 
-newest_headers = $(lastword $(sort $(wildcard /usr/src/linux-headers-*-$(FLAVOUR))))
+# "*-amd64" also matches -rt-amd64 and -cloud-amd64: keep the plain flavour plain.
+other_flavours = $(filter-out %-$(FLAVOUR)-amd64,%-rt-amd64 %-cloud-amd64)
+flavour_headers = $(filter-out $(if $(filter amd64,$(FLAVOUR)),$(other_flavours)), \
+	$(wildcard /usr/src/linux-headers-*-$(FLAVOUR)))
+newest_headers = $(lastword $(sort $(flavour_headers)))
 ifeq ($(origin KDIR),undefined)
   ifeq ($(FLAVOUR),amd64)
     KDIR := $(firstword $(wildcard /lib/modules/$(shell uname -r)/build))
@@ -30,7 +34,8 @@ BUILD := $(CURDIR)/build
 
 export KDIR FLAVOUR VM_CPUS BUILD
 
-.PHONY: all kmod user selftests deps check run clean checkpatch sparse kdir-check bench
+.PHONY: all kmod user selftests deps check run clean checkpatch sparse kdir-check bench \
+	bench-detect
 
 all: kmod user
 
@@ -74,6 +79,10 @@ BENCH_BINS := $(patsubst selftests/bench/%.c,$(BUILD)/bench/%,\
 bench: user $(BENCH_BINS)
 	@$(MAKE) --no-print-directory -C selftests
 	@selftests/runner/bench.sh
+
+# The detection-rate benchmark alone (make bench runs it too): one VM boot.
+bench-detect: selftests
+	@VM_IMAGE="$(VM_IMAGE)" KREL="$(KREL)" selftests/runner/bench-detect.sh
 
 $(BUILD)/bench/%: selftests/bench/%.c $(wildcard lib/*.[ch] include/kcollider/*.h)
 	@mkdir -p $(dir $@)

@@ -83,9 +83,7 @@ static inline void kc_count_skip(enum kc_skip why)
 /* One sampling site: a memory-accessing instruction of a target. */
 struct kc_site {
 	struct kprobe kp;
-	struct kc_mem_operand mem;
-	u8 insn_len;
-	u16 op;
+	struct kc_insn insn;		/* decoded from the original bytes */
 	bool registered;
 	bool armed;			/* kprobe enabled (sampler-owned) */
 	atomic_t fired;			/* first hit since arming taken */
@@ -125,6 +123,14 @@ struct kc_side {
 	bool locked;
 };
 
+enum kc_obj_kind {
+	KC_OBJ_UNKNOWN,
+	KC_OBJ_GLOBAL,
+	KC_OBJ_SLAB,
+	KC_OBJ_KFENCE,
+	KC_OBJ_VMALLOC,
+};
+
 struct kc_report {
 	struct kc_side sampled;
 	struct kc_side racer;
@@ -138,6 +144,12 @@ struct kc_report {
 	u16 online_cpus;
 	u64 old_value;
 	u64 new_value;
+	/* the object, described while it is surely alive (in the stall) */
+	u8 obj_kind;			/* enum kc_obj_kind */
+	char obj_cache[32];
+	unsigned long obj_start;
+	unsigned int obj_offset;
+	unsigned int obj_size;
 };
 
 /* main.c */
@@ -170,6 +182,10 @@ bool kc_sampler_map_slot_ip(unsigned long ip, unsigned long *orig);
 bool kc_sampler_map_armed_slot_ip(unsigned long ip, unsigned long *orig);
 extern atomic_t kc_rotating;
 
+/* trampoline.S, and the C function it calls */
+void kc_trampoline(void);
+__visible void kc_stall(struct pt_regs *regs);
+
 /* stall.c */
 int kc_stall_init(void);
 void kc_stall_exit(void);
@@ -201,6 +217,7 @@ u8 kc_ctx_of(unsigned long preempt);
 int kc_report_init(void);
 void kc_report_exit(void);
 void kc_report_submit(const struct kc_report *r);
+void kc_report_describe_object(struct kc_report *r);
 int kc_report_log_show(struct seq_file *m, void *v);
 void kc_decode_racer(struct kc_side *a);
 

@@ -12,6 +12,7 @@
 #define pr_fmt(fmt) fmt
 
 #include <linux/kallsyms.h>
+#include <linux/kfence.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/printk.h>
@@ -337,27 +338,116 @@ static bool kc_addr_is_image_or_module(unsigned long addr)
 	       (addr >= MODULES_VADDR && addr < MODULES_END);
 }
 
-/* The object line; slab facts come from kmem_dump_obj() on the console. */
-static bool kc_out_object(const struct kc_report *r)
+#ifdef CONFIG_SLUB
+/*
+ * struct slab (mm/slab.h) overlays the head page and struct kmem_cache is
+ * in <linux/slub_def.h>, whose inlines need struct slab: neither is in the
+ * headers package, so this is 6.1's SLUB layout, used only to read the
+ * cache pointer of a page the kernel marked PageSlab.
+ */
+struct slab {
+	unsigned long __page_flags;
+	union {
+		struct list_head slab_list;
+		struct rcu_head rcu_head;
+		struct {
+			struct slab *next;
+			int slabs;
+		};
+	};
+	struct kmem_cache *slab_cache;
+	void *freelist;
+	union {
+		unsigned long counters;
+		struct {
+			unsigned inuse:16;
+			unsigned objects:15;
+			unsigned frozen:1;
+		};
+	};
+	unsigned int __unused;
+};
+
+static inline void *slab_address(const struct slab *slab)
+{
+	return page_address((struct page *)slab);
+}
+
+#include <linux/slub_def.h>
+
+static void kc_describe_slab(struct kc_report *r, struct page *head)
+{
+	struct kmem_cache *s = ((struct slab *)head)->slab_cache;
+	unsigned long base = (unsigned long)page_address(head);
+	unsigned long idx;
+
+	if (!s || !s->size)
+		return;
+	idx = (r->addr - base) / s->size;
+	r->obj_start = base + idx * s->size + s->red_left_pad;
+	r->obj_offset = r->addr - r->obj_start;
+	r->obj_size = s->object_size;
+	strscpy(r->obj_cache, s->name, sizeof(r->obj_cache));
+	r->obj_kind = KC_OBJ_SLAB;
+}
+#else
+static void kc_describe_slab(struct kc_report *r, struct page *head)
+{
+	r->obj_kind = KC_OBJ_SLAB;
+}
+#endif
+
+/*
+ * Called in the stall, where the object is surely alive: lockless and
+ * printk-free (kmem_dump_obj() would print, and only later is too late).
+ */
+void kc_report_describe_object(struct kc_report *r)
+{
+	struct page *head;
+
+	r->obj_kind = KC_OBJ_UNKNOWN;
+	if (kc_addr_is_image_or_module(r->addr)) {
+		r->obj_kind = KC_OBJ_GLOBAL;
+		return;
+	}
+	if (is_vmalloc_addr((void *)r->addr)) {
+		r->obj_kind = KC_OBJ_VMALLOC;
+		return;
+	}
+	if (!virt_addr_valid((void *)r->addr))
+		return;
+	if (is_kfence_address((void *)r->addr)) {
+		r->obj_kind = KC_OBJ_KFENCE;
+		return;
+	}
+	head = virt_to_head_page((void *)r->addr);
+	if (PageSlab(head))
+		kc_describe_slab(r, head);
+}
+
+static void kc_out_object(const struct kc_report *r)
 {
 	kc_out("%s%s: ", KC_REPORT_TOOL_LINE, KC_REPORT_KEY_OBJECT);
-	if (kc_addr_is_image_or_module(r->addr)) {
+	switch (r->obj_kind) {
+	case KC_OBJ_GLOBAL:
 		kc_out("global ");
 		kc_out_sym(r->addr, false);
 		kc_out("\n");
-		return false;
-	}
-	if (is_vmalloc_addr((void *)r->addr)) {
+		break;
+	case KC_OBJ_SLAB:
+		kc_out("slab cache=%s start=0x%lx offset=%u size=%u\n",
+		       r->obj_cache[0] ? r->obj_cache : "?", r->obj_start,
+		       r->obj_offset, r->obj_size);
+		break;
+	case KC_OBJ_KFENCE:
+		kc_out("kfence\n");
+		break;
+	case KC_OBJ_VMALLOC:
 		kc_out("vmalloc\n");
-		return false;
+		break;
+	default:
+		kc_out("unknown\n");
 	}
-	if (virt_addr_valid((void *)r->addr) &&
-	    PageSlab(virt_to_head_page((void *)r->addr))) {
-		kc_out("slab");
-		return true;
-	}
-	kc_out("unknown\n");
-	return false;
 }
 
 static void kc_log_append(u64 seq)
@@ -373,7 +463,7 @@ static void kc_log_append(u64 seq)
 }
 
 /* One burst under one lock: no other report interleaves with it. */
-static void kc_print(const struct kc_report *r, bool slab)
+static void kc_print(void)
 {
 	char *line = kc_text, *nl;
 	unsigned long flags;
@@ -381,14 +471,7 @@ static void kc_print(const struct kc_report *r, bool slab)
 	spin_lock_irqsave(&kc_print_lock, flags);
 	while ((nl = strchr(line, '\n'))) {
 		*nl = '\0';
-		if (slab && str_has_prefix(line, KC_REPORT_TOOL_LINE
-					   KC_REPORT_KEY_OBJECT ": slab")) {
-			pr_err("%s", line);
-			kmem_dump_obj((void *)r->addr);
-			pr_cont("\n");
-		} else {
-			pr_err("%s\n", line);
-		}
+		pr_err("%s\n", line);
 		*nl = '\n';
 		line = nl + 1;
 	}
@@ -398,7 +481,6 @@ static void kc_print(const struct kc_report *r, bool slab)
 static void kc_report_one(struct kc_report *r)
 {
 	u64 seq;
-	bool slab;
 
 	if (r->has_racer)
 		kc_decode_racer(&r->racer);
@@ -421,14 +503,12 @@ static void kc_report_one(struct kc_report *r)
 		kc_out("%s0x%0*llx -> 0x%0*llx\n\n", KC_REPORT_VALUE,
 		       r->size * 2, r->old_value, r->size * 2, r->new_value);
 	kc_out_tool_lines(r, seq);
-	slab = kc_out_object(r);
-	if (slab)
-		kc_out("\n");
+	kc_out_object(r);
 	kc_out("\n%s\n", KC_REPORT_FOOTER);
 	kc_out("CPU: %d PID: %d Comm: %s %s\n", r->sampled.cpu, r->sampled.pid,
 	       r->sampled.comm, init_utsname()->release);
 	kc_out("%s\n", KC_REPORT_RULE);
-	kc_print(r, slab);
+	kc_print();
 	kc_log_append(seq);
 }
 

@@ -73,6 +73,7 @@ static bool kc_quiesce_windows(void)
 	int i;
 
 	atomic_set(&kc_rotating, 1);
+	/* pairs with kc_claim_window(): it sees the flag or we see its count */
 	smp_mb__after_atomic();
 	for (i = 0; i < 1000; i++) {
 		if (!atomic_read(&kc_windows_open))
@@ -149,11 +150,14 @@ void kc_sampler_stop(void)
 	while (kc_nr_armed)
 		kc_disarm_index(kc_nr_armed - 1);
 	mutex_unlock(&kc_sampler_lock);
-	/* kc_rotating is set: a window claimed before that is counted here */
+	/*
+	 * Pairs with kc_claim_window(): a window claimed before kc_rotating
+	 * was seen is counted in kc_windows_open.
+	 */
 	smp_mb();
 	while (atomic_read(&kc_windows_open) ||
 	       atomic_read(&kc_stalls_in_flight))
-		msleep(1);
+		usleep_range(1000, 2000);
 }
 
 void kc_sampler_start(void)
@@ -211,7 +215,7 @@ bool kc_sampler_map_armed_slot_ip(unsigned long ip, unsigned long *orig)
 		if (!s)
 			continue;
 		slot = (unsigned long)s->kp.ainsn.insn;
-		if (slot && ip > slot && ip <= slot + s->insn_len) {
+		if (slot && ip > slot && ip <= slot + s->insn.length) {
 			*orig = (unsigned long)s->kp.addr + (ip - slot);
 			return true;
 		}
@@ -233,7 +237,7 @@ bool kc_sampler_map_slot_ip(unsigned long ip, unsigned long *orig)
 		struct kc_site *s = kc_pool[i];
 		unsigned long slot = (unsigned long)s->kp.ainsn.insn;
 
-		if (slot && ip > slot && ip <= slot + s->insn_len) {
+		if (slot && ip > slot && ip <= slot + s->insn.length) {
 			*orig = (unsigned long)s->kp.addr + (ip - slot);
 			found = true;
 		}

@@ -59,8 +59,6 @@ static DEFINE_PER_CPU(int, kc_cpu_busy);
 atomic_t kc_windows_open = ATOMIC_INIT(0);
 atomic_t kc_stalls_in_flight = ATOMIC_INIT(0);
 
-void kc_trampoline(void);
-__visible void kc_stall(struct pt_regs *regs);
 
 static struct kc_mark *kc_mark_claim(unsigned long addr, unsigned long sp)
 {
@@ -184,18 +182,13 @@ static void kc_regs_to_decoder(const struct pt_regs *regs, struct kc_regs *r)
 static bool kc_site_address(struct kc_site *site, struct pt_regs *regs,
 			    unsigned long *addr)
 {
-	struct kc_insn insn = {
-		.length = site->insn_len,
-		.flags = KC_INSN_MEM,
-		.nmem = 1,
-		.mem[0] = site->mem,
-	};
 	struct kc_regs r;
 	u64 ea;
 
 	kc_regs_to_decoder(regs, &r);
 	r.ip = (unsigned long)site->kp.addr;
-	if (kc_effective_address(&insn, 0, &r, &ea))
+	/* bt/bts with a register bit offset: the decoder adds the offset */
+	if (kc_effective_address(&site->insn, 0, &r, &ea))
 		return false;
 	*addr = ea;
 	return true;
@@ -252,6 +245,7 @@ static int kc_should_skip(unsigned long preempt)
 static bool kc_claim_window(void)
 {
 	atomic_inc(&kc_windows_open);
+	/* pairs with kc_quiesce_windows(): one of us sees the other */
 	smp_mb__after_atomic();
 	if (!atomic_read(&kc_rotating))
 		return true;
@@ -282,10 +276,10 @@ int kc_site_pre_handler(struct kprobe *p, struct pt_regs *regs)
 		goto skipped;
 	skip = KC_SKIP_FORBIDDEN;
 	if (!kc_site_address(site, regs, &addr) ||
-	    !kc_addr_watchable(addr, site->mem.size, regs->sp))
+	    !kc_addr_watchable(addr, site->insn.mem[0].size, regs->sp))
 		goto skipped;
 	skip = KC_SKIP_NO_SLOT;
-	if (kc_addr_sampled(addr, site->mem.size))
+	if (kc_addr_sampled(addr, site->insn.mem[0].size))
 		goto skipped;
 	skip = KC_SKIP_ROTATION;
 	if (!kc_claim_window())
@@ -303,7 +297,7 @@ int kc_site_pre_handler(struct kprobe *p, struct pt_regs *regs)
 		goto unslot;
 	s->site = site;
 	s->addr = addr;
-	s->size = min_t(unsigned int, site->mem.size, 8);
+	s->size = min_t(unsigned int, site->insn.mem[0].size, 8);
 	s->preempt = preempt;
 	s->irqs_on = !!(regs->flags & X86_EFLAGS_IF);
 	s->cpu = raw_smp_processor_id();
@@ -378,16 +372,16 @@ static void kc_fill_sampled(struct kc_sample *s, struct pt_regs *regs,
 	a->irqs_on = s->irqs_on;
 	a->pid = a->ctx == KC_CTX_TASK ? task_pid_nr(current) : 0;
 	memcpy(a->comm, current->comm, sizeof(a->comm));
-	a->access = s->site->mem.access;
+	a->access = s->site->insn.mem[0].access;
 	a->size = s->size;
-	a->op = s->site->op;
+	a->op = s->site->insn.op;
 	kc_unwind_regs(regs, a);
 }
 
 static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 {
 	bool sleep = kc_can_sleep();
-	bool writes = s->site->mem.access & KC_ACC_WRITE;
+	bool writes = s->site->insn.mem[0].access & KC_ACC_WRITE;
 	struct kc_report r = { };
 	unsigned int us = kc_window_us(sleep);
 
@@ -413,6 +407,7 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 	if (!r.has_racer && !r.value_changed)
 		return;
 	kc_fill_sampled(s, regs, &r.sampled);
+	kc_report_describe_object(&r);
 	kc_report_submit(&r);
 }
 
@@ -446,6 +441,6 @@ int kc_stall_init(void)
 void kc_stall_exit(void)
 {
 	while (atomic_read(&kc_stalls_in_flight))
-		msleep(1);
+		usleep_range(1000, 2000);
 	synchronize_rcu_tasks();
 }

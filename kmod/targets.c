@@ -116,9 +116,7 @@ static int kc_site_register(struct kc_site *site, unsigned long addr,
 	site->kp.pre_handler = kc_site_pre_handler;
 	site->kp.post_handler = kc_site_post_handler;
 	site->kp.flags = KPROBE_FLAG_DISABLED;
-	site->mem = insn->mem[0];
-	site->insn_len = insn->length;
-	site->op = insn->op;
+	site->insn = *insn;
 	if (register_kprobe(&site->kp)) {
 		atomic_long_inc(&kc_stats.sites_refused);
 		return -EINVAL;
@@ -270,8 +268,10 @@ static struct module *kc_module_get(const char *name)
 	struct module *mod, *found = NULL;
 	struct list_head *pos;
 
+	/* the list is RCU-sched: list_add_rcu()/list_del_rcu() on changes */
 	preempt_disable();
-	list_for_each_rcu(pos, &THIS_MODULE->list) {
+	for (pos = READ_ONCE(THIS_MODULE->list.next);
+	     pos != &THIS_MODULE->list; pos = READ_ONCE(pos->next)) {
 		if ((unsigned long)pos < MODULES_VADDR ||
 		    (unsigned long)pos >= MODULES_END)
 			continue;

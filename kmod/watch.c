@@ -47,7 +47,7 @@ struct kc_slot {
 	atomic_t trap_done[KC_MAX_TRAPS];
 	struct kc_side traps[KC_MAX_TRAPS];
 	/* Never accessed: the register parks here between windows. */
-	u64 placeholder __aligned(8);
+	unsigned long placeholder;	/* naturally 8-byte aligned */
 };
 
 struct kc_watch_cpu {
@@ -133,11 +133,13 @@ static void kc_watch_apply_local(struct kc_slot *slot)
 	int drn;
 
 	do {
+		/* pairs with the release in kc_watch_publish() */
 		seq = smp_load_acquire(&slot->seq);
 		active = READ_ONCE(slot->active);
 		addr = READ_ONCE(slot->addr);
 		len = READ_ONCE(slot->len);
 		type = READ_ONCE(slot->type);
+		/* pairs with kc_watch_publish(): fields before the re-check */
 		smp_rmb();
 	} while ((seq & 1) || seq != READ_ONCE(slot->seq));
 
@@ -162,6 +164,7 @@ static void kc_watch_apply_local(struct kc_slot *slot)
 	wc->written[slot->index] = addr;
 	set_debugreg(addr, drn);
 ack:
+	/* the register write is done before the arming CPU counts us */
 	smp_store_release(&wc->acked[slot->index], seq);
 }
 
@@ -185,11 +188,13 @@ static void kc_watch_publish(struct kc_slot *slot, bool active,
 			     unsigned long addr, u8 len, u8 type)
 {
 	WRITE_ONCE(slot->seq, slot->seq + 1);
+	/* pairs with kc_watch_apply_local(): odd seq before the fields */
 	smp_wmb();
 	WRITE_ONCE(slot->active, active);
 	WRITE_ONCE(slot->addr, addr);
 	WRITE_ONCE(slot->len, len);
 	WRITE_ONCE(slot->type, type);
+	/* even seq: the fields above are complete */
 	smp_store_release(&slot->seq, slot->seq + 1);
 }
 
@@ -215,6 +220,7 @@ static unsigned int kc_watch_propagate(struct kc_slot *slot)
 		for_each_online_cpu(cpu) {
 			struct kc_watch_cpu *wc = per_cpu_ptr(&kc_watch_cpu, cpu);
 
+			/* pairs with the ack in kc_watch_apply_local() */
 			if (smp_load_acquire(&wc->acked[slot->index]) == seq)
 				done++;
 		}
@@ -534,7 +540,7 @@ void kc_watch_exit(void)
 	}
 	/* Every queued async IPI must run before its csd memory goes away. */
 	while (atomic_read(&kc_ipis_in_flight))
-		msleep(1);
+		usleep_range(1000, 2000);
 	for (i = 0; i < kc_nr_slots; i++)
 		on_each_cpu((smp_call_func_t)kc_watch_apply_local, &kc_slots[i], 1);
 	kc_watch_unregister(kc_nr_slots);

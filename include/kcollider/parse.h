@@ -34,12 +34,12 @@ static inline bool kc_parse_word_is(const char *buf, size_t len,
 /* Accepts 0/1, y/n, Y/N, on/off: the spellings kstrtobool() users expect. */
 static inline int kc_parse_bool(const char *buf, size_t len, bool *out)
 {
-	static const char * const yes[] = { "1", "y", "Y", "on" };
-	static const char * const no[] = { "0", "n", "N", "off" };
+	static const char * const yes[] = { "1", "y", "Y", "on", NULL };
+	static const char * const no[] = { "0", "n", "N", "off", NULL };
 	size_t i;
 
 	len = kc_parse_strip_len(buf, len);
-	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+	for (i = 0; yes[i]; i++) {
 		if (kc_parse_word_is(buf, len, yes[i])) {
 			*out = true;
 			return 0;

@@ -13,7 +13,7 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
 runner=$top/selftests/runner
-results=$build/results
+results=${KC_RESULTS_DIR:-$build/results}
 total_pass=0
 total_fail=0
 total_skip=0

@@ -44,7 +44,8 @@ shift $((OPTIND - 1))
 [ -n "$results" ] && [ $# -gt 0 ] || usage
 
 if [ -z "$release" ]; then
-	release=$(ls /lib/modules | grep -- '-amd64$' | sort -V | tail -n1)
+	release=$(ls /lib/modules | grep -- '-amd64$' | grep -vE -- '-(rt|cloud)-amd64$' |
+		sort -V | tail -n1)
 fi
 [ -n "$image" ] || image=/boot/vmlinuz-$release
 [ -r "$image" ] || die "kernel image $image not found (make deps installs linux-image-*)"
