@@ -2,41 +2,93 @@
 /*
  * kc_planted: races planted on purpose, for kcollider's tests.
  *
- * Each scenario of ../shared/design/scenarios.md that is implemented here
- * puts every racy access in a noinline function of its own, named after
+ * Every scenario of ../shared/design/scenarios.md (R1-R12, B1-B3, N1-N7)
+ * puts each racy access in a noinline function of its own, named after
  * the scenario, so a report names it and a test can target exactly it.
  *
  *   echo "r1 3000" > /sys/kernel/debug/kc_planted/run   # run R1 for 3 s
  *   cat /sys/kernel/debug/kc_planted/facts               # object addresses
  *
- * The write returns when the scenario has finished.
+ * The write returns when the scenario has finished, or early (-EINTR) when
+ * the writer gets a signal: the detection-rate benchmark stops a run at
+ * its first report that way.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
+#include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
+#define KC_MAX_WORKERS	3
+
 static DEFINE_MUTEX(kc_run_lock);
 static struct dentry *kc_dir;
 
-/* Shared data of the scenarios; volatile-free on purpose: plain races. */
+/*
+ * Shared data of the scenarios. Plain (not volatile) on purpose: these are
+ * the races. Not static, so reports name them with their own symbol.
+ */
 int kc_r1_count;
+int kc_r2_x;
+unsigned long kc_r3_word;
+unsigned long kc_r4_word = 1;	/* R4 writes 1: the value never changes */
 long kc_r5_shared;
+long kc_r6_shared;
+int kc_r9_x, kc_r9_y;
+int kc_r10_data, kc_r10_flag;
+u64 kc_r11_word;
+unsigned long kc_r12_flags;
+unsigned long kc_b1_stat;
+unsigned int kc_b2_bits;
 int kc_n1_count;
+int kc_n2_count;
+atomic_t kc_n3_atomic;
+unsigned long kc_n3_word;
+int kc_n3_step = 1;		/* read-only while N3 runs */
+int kc_n4_value = 42;		/* never written while N4 runs */
+DEFINE_PER_CPU(unsigned long, kc_n5_counter);
+
 static DEFINE_SPINLOCK(kc_n1_lock);
+static DEFINE_MUTEX(kc_n2_lock);
 static int *kc_r8_direct;		/* the page through the direct map */
 static int *kc_r8_alias;		/* the same page through vmap() */
 static struct page *kc_r8_page;
+
+/* R7: a heap object; the raced field is not at offset 0. */
+struct kc_r7_obj {
+	u64 id;
+	int field;
+	int pad[9];
+};
+
+static struct kc_r7_obj *kc_r7_obj;
+
+/* N7: objects of one kmalloc size, reused across threads. */
+struct kc_n7_obj {
+	u64 owner;
+	int field;
+	int pad[9];
+};
+
+static void *kc_n7_last_free[2];	/* last object each thread freed */
+static atomic_long_t kc_n7_reused;	/* got the other thread's object */
+static atomic_long_t kc_n7_allocs;
+
+/* Where results of racy reads go, so the compiler keeps the reads. */
+static int kc_sink;
 
 struct kc_worker {
 	void (*body)(void);
@@ -53,6 +105,60 @@ noinline void kc_r1_inc(void)
 noinline void kc_r1_dec(void)
 {
 	kc_r1_count--;
+}
+
+/* ---- R2: plain x = i in one thread, plain r = x in another ---- */
+
+noinline void kc_r2_write(int v)
+{
+	kc_r2_x = v;
+}
+
+noinline int kc_r2_read(void)
+{
+	return kc_r2_x;
+}
+
+static void kc_r2_writer(void)
+{
+	static int v;
+
+	kc_r2_write(++v);
+}
+
+static void kc_r2_reader(void)
+{
+	WRITE_ONCE(kc_sink, kc_r2_read());
+}
+
+/* ---- R3: aligned word write/write, different values ---- */
+
+noinline void kc_r3_write_a(void)
+{
+	kc_r3_word = 0x5555555555555555UL;
+}
+
+noinline void kc_r3_write_b(void)
+{
+	kc_r3_word = 0xaaaaaaaaaaaaaaaaUL;
+}
+
+/* ---- R4: both threads write the same value ---- */
+
+/* The two differ in code (argument vs immediate) so ICF cannot fold them. */
+noinline void kc_r4_write_a(unsigned long v)
+{
+	kc_r4_word = v;
+}
+
+noinline void kc_r4_write_b(void)
+{
+	kc_r4_word = 1;
+}
+
+static void kc_r4_writer_a(void)
+{
+	kc_r4_write_a(1);
 }
 
 /* ---- R5: task writes, an hrtimer on the same CPU reads and writes ---- */
@@ -76,6 +182,81 @@ static enum hrtimer_restart kc_r5_timer_fn(struct hrtimer *t)
 	return HRTIMER_RESTART;
 }
 
+/*
+ * R5's task side also owns the timer, so the timer fires on its CPU. HARD:
+ * on PREEMPT_RT a plain hrtimer would expire in softirq context instead.
+ */
+static void kc_r5_task_body(void)
+{
+	if (!hrtimer_active(&kc_r5_timer))
+		hrtimer_start(&kc_r5_timer, ns_to_ktime(50 * NSEC_PER_USEC),
+			      HRTIMER_MODE_REL_PINNED_HARD);
+	kc_r5_task_write();
+	udelay(1);
+}
+
+static void kc_r5_stop(void)
+{
+	hrtimer_cancel(&kc_r5_timer);
+}
+
+/* ---- R6: task vs softirq (a soft hrtimer) on another CPU ---- */
+
+noinline void kc_r6_task_write(void)
+{
+	kc_r6_shared += 5;
+}
+
+noinline void kc_r6_softirq_access(void)
+{
+	kc_r6_shared = kc_r6_shared * 3 + 1;
+}
+
+static struct hrtimer kc_r6_timer;
+
+static enum hrtimer_restart kc_r6_timer_fn(struct hrtimer *t)
+{
+	kc_r6_softirq_access();
+	hrtimer_forward_now(t, ns_to_ktime(200 * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+/* Runs on the softirq side's CPU and mostly sleeps, leaving it to the timer. */
+static void kc_r6_timer_owner(void)
+{
+	if (!hrtimer_active(&kc_r6_timer))
+		hrtimer_start(&kc_r6_timer, ns_to_ktime(200 * NSEC_PER_USEC),
+			      HRTIMER_MODE_REL_PINNED_SOFT);
+	msleep(20);
+}
+
+static void kc_r6_stop(void)
+{
+	hrtimer_cancel(&kc_r6_timer);
+}
+
+/* ---- R7: a field of a kmalloc'd object ---- */
+
+noinline void kc_r7_inc_field(struct kc_r7_obj *o)
+{
+	o->field++;
+}
+
+noinline int kc_r7_read_field(struct kc_r7_obj *o)
+{
+	return o->field;
+}
+
+static void kc_r7_incer(void)
+{
+	kc_r7_inc_field(kc_r7_obj);
+}
+
+static void kc_r7_reader(void)
+{
+	WRITE_ONCE(kc_sink, kc_r7_read_field(kc_r7_obj));
+}
+
 /* ---- R8: a writer through a second mapping, invisible to the watch ---- */
 
 noinline int kc_r8_read(void)
@@ -88,6 +269,176 @@ noinline void kc_r8_write_alias(void)
 	(*kc_r8_alias)++;
 }
 
+static void kc_r8_reader(void)
+{
+	WRITE_ONCE(kc_sink, kc_r8_read());
+}
+
+/* ---- R9: store buffering, x = 1; r0 = y  vs  y = 1; r1 = x ---- */
+
+noinline void kc_r9_write_x(void)
+{
+	kc_r9_x = 1;
+}
+
+noinline int kc_r9_read_y(void)
+{
+	return kc_r9_y;
+}
+
+noinline void kc_r9_write_y(void)
+{
+	kc_r9_y = 1;
+}
+
+noinline int kc_r9_read_x(void)
+{
+	return kc_r9_x;
+}
+
+/* The store and the load of each side are adjacent: the SB shape. */
+static void kc_r9_thread0(void)
+{
+	int r0;
+
+	kc_r9_write_x();
+	r0 = kc_r9_read_y();
+	WRITE_ONCE(kc_sink, r0);
+}
+
+static void kc_r9_thread1(void)
+{
+	int r1;
+
+	kc_r9_write_y();
+	r1 = kc_r9_read_x();
+	WRITE_ONCE(kc_sink, r1);
+}
+
+/* ---- R10: message passing without barriers ---- */
+
+noinline void kc_r10_write_data(int v)
+{
+	kc_r10_data = v;
+}
+
+noinline void kc_r10_write_flag(int v)
+{
+	kc_r10_flag = v;
+}
+
+noinline int kc_r10_read_flag(void)
+{
+	return kc_r10_flag;
+}
+
+noinline int kc_r10_read_data(void)
+{
+	return kc_r10_data;
+}
+
+/* data = n; flag = n: each new flag value is one "flag = 1". */
+static void kc_r10_producer(void)
+{
+	static int n;
+
+	n++;
+	kc_r10_write_data(n);
+	kc_r10_write_flag(n);
+}
+
+/* while (flag == seen); r = data - bounded, so the thread can stop. */
+static void kc_r10_consumer(void)
+{
+	static int seen;
+	int i, f = seen;
+
+	/* cpu_relax() clobbers memory: GCC must not hoist the "pure" read */
+	for (i = 0; i < 10000 && f == seen; i++) {
+		cpu_relax();
+		f = kc_r10_read_flag();
+	}
+	seen = f;
+	WRITE_ONCE(kc_sink, kc_r10_read_data());
+}
+
+/* ---- R11: 8-byte write vs 2-byte read of its upper half ---- */
+
+noinline void kc_r11_write64(u64 v)
+{
+	kc_r11_word = v;
+}
+
+noinline u16 kc_r11_read_hi16(void)
+{
+	return ((u16 *)&kc_r11_word)[3];
+}
+
+static void kc_r11_writer(void)
+{
+	static u64 n;
+
+	n++;
+	kc_r11_write64(n << 48 | n);
+}
+
+static void kc_r11_reader(void)
+{
+	WRITE_ONCE(kc_sink, kc_r11_read_hi16());
+}
+
+/* ---- R12: x &= ~A vs x |= B, non-atomic RMWs on different bits ---- */
+
+#define KC_R12_A	0x1UL
+#define KC_R12_B	0x100UL
+
+noinline void kc_r12_clear_a(void)
+{
+	kc_r12_flags &= ~KC_R12_A;
+}
+
+noinline void kc_r12_set_b(void)
+{
+	kc_r12_flags |= KC_R12_B;
+}
+
+/* ---- B1: a statistics counter only ever incremented ---- */
+
+noinline void kc_b1_stat_inc(void)
+{
+	kc_b1_stat++;
+}
+
+/* ---- B2: writer flips bit 0, reader tests only bit 5 ---- */
+
+noinline void kc_b2_flip_bit0(void)
+{
+	kc_b2_bits ^= 1;
+}
+
+noinline int kc_b2_test_bit5(void)
+{
+	return !!(kc_b2_bits & 0x20);
+}
+
+static void kc_b2_tester(void)
+{
+	WRITE_ONCE(kc_sink, kc_b2_test_bit5());
+}
+
+/* ---- B3: a read of jiffies, racy by design ---- */
+
+noinline unsigned long kc_b3_read_jiffies(void)
+{
+	return jiffies;
+}
+
+static void kc_b3_reader(void)
+{
+	WRITE_ONCE(kc_sink, (int)kc_b3_read_jiffies());
+	udelay(10);
+}
+
 /* ---- N1: a counter protected by a spinlock everywhere ---- */
 
 noinline void kc_n1_inc_locked(void)
@@ -97,12 +448,123 @@ noinline void kc_n1_inc_locked(void)
 	spin_unlock(&kc_n1_lock);
 }
 
-static void kc_r8_reader(void)
-{
-	static volatile int sink;
+/* ---- N2: a counter protected by a mutex; the stall sleeps holding it ---- */
 
-	sink = kc_r8_read();
+noinline void kc_n2_inc_locked(void)
+{
+	mutex_lock(&kc_n2_lock);
+	kc_n2_count++;
+	mutex_unlock(&kc_n2_lock);
 }
+
+/*
+ * ---- N3: only LOCK'd accesses ----
+ * The one plain access is the read of kc_n3_step, which nobody writes: it
+ * gives the detector something to sample, and a report would be wrong.
+ */
+noinline void kc_n3_locked_ops(void)
+{
+	atomic_add(kc_n3_step, &kc_n3_atomic);
+	cmpxchg(&kc_n3_word, 0UL, 1UL);
+	xchg(&kc_n3_word, 0UL);
+	atomic_cmpxchg(&kc_n3_atomic, 1000000, 0);
+}
+
+/* ---- N4: two readers, no writer ---- */
+
+noinline int kc_n4_read(void)
+{
+	return kc_n4_value;
+}
+
+static void kc_n4_reader(void)
+{
+	WRITE_ONCE(kc_sink, kc_n4_read());
+}
+
+/*
+ * ---- N5: per-CPU data, each CPU touches only its own copy ----
+ * Through a pointer (a plain access, sampled by default) and %gs-relative
+ * (sampled with sample_percpu=1). get/put_cpu_ptr() stay outside the
+ * targeted function: preempt_enable() reads the current task's flags,
+ * which other CPUs set - a real race, not this scenario's.
+ */
+noinline void kc_n5_inc_mine_ptr(unsigned long *p)
+{
+	(*p)++;
+}
+
+noinline void kc_n5_inc_mine_gs(void)
+{
+	this_cpu_inc(kc_n5_counter);
+}
+
+static void kc_n5_body(void)
+{
+	kc_n5_inc_mine_ptr(get_cpu_ptr(&kc_n5_counter));
+	put_cpu_ptr(&kc_n5_counter);
+	kc_n5_inc_mine_gs();
+}
+
+/* ---- N6: stack-local data, reached through a pointer ---- */
+
+noinline void kc_n6_touch(int *p)
+{
+	p[0]++;
+	p[1] = p[0] + 1;
+}
+
+static void kc_n6_body(void)
+{
+	int local[4] = { };
+	int i;
+
+	for (i = 0; i < 16; i++)
+		kc_n6_touch(local);
+	WRITE_ONCE(kc_sink, local[1]);
+}
+
+/* ---- N7: objects freed by one thread and reallocated by another ---- */
+
+noinline void kc_n7_use_a(struct kc_n7_obj *o)
+{
+	o->field = 1;
+	o->owner = 0xa;
+}
+
+noinline void kc_n7_use_b(struct kc_n7_obj *o)
+{
+	o->field = 2;
+	o->owner = 0xb;
+}
+
+static void kc_n7_cycle(int me, void (*use)(struct kc_n7_obj *))
+{
+	struct kc_n7_obj *o = kmalloc(sizeof(*o), GFP_KERNEL);
+
+	if (!o)
+		return;
+	atomic_long_inc(&kc_n7_allocs);
+	if ((void *)o == READ_ONCE(kc_n7_last_free[!me]))
+		atomic_long_inc(&kc_n7_reused);
+	use(o);
+	WRITE_ONCE(kc_n7_last_free[me], o);
+	kfree(o);
+	/* let the other thread on this CPU take the object just freed */
+	cond_resched();
+}
+
+static void kc_n7_thread_a(void)
+{
+	kc_n7_cycle(0, kc_n7_use_a);
+}
+
+static void kc_n7_thread_b(void)
+{
+	kc_n7_cycle(1, kc_n7_use_b);
+}
+
+/* ---- running a scenario ---- */
 
 static int kc_worker_fn(void *data)
 {
@@ -124,36 +586,63 @@ static int kc_worker_fn(void *data)
 	return 0;
 }
 
-/* R5's task side also owns the timer, so the timer fires on its CPU. */
-static void kc_r5_task_body(void)
-{
-	if (!hrtimer_active(&kc_r5_timer))
-		hrtimer_start(&kc_r5_timer, ns_to_ktime(50 * NSEC_PER_USEC),
-			      HRTIMER_MODE_REL_PINNED);
-	kc_r5_task_write();
-	udelay(1);
-}
+typedef void (*kc_body_t)(void);
 
 struct kc_scenario {
 	const char *name;
-	void (*bodies[2])(void);
-	int cpus[2];
+	kc_body_t bodies[KC_MAX_WORKERS];
+	int cpus[KC_MAX_WORKERS];
+	kc_body_t stop;		/* after the threads: cancel timers */
 };
 
 static const struct kc_scenario kc_scenarios[] = {
 	{ "r1", { kc_r1_inc, kc_r1_dec }, { 0, 1 } },
-	{ "r5", { kc_r5_task_body, NULL }, { 0, -1 } },
+	{ "r2", { kc_r2_writer, kc_r2_reader }, { 0, 1 } },
+	{ "r3", { kc_r3_write_a, kc_r3_write_b }, { 0, 1 } },
+	{ "r4", { kc_r4_writer_a, kc_r4_write_b }, { 0, 1 } },
+	{ "r5", { kc_r5_task_body }, { 0 }, kc_r5_stop },
+	{ "r6", { kc_r6_task_write, kc_r6_timer_owner }, { 0, 1 }, kc_r6_stop },
+	{ "r7", { kc_r7_incer, kc_r7_reader }, { 0, 1 } },
 	{ "r8", { kc_r8_reader, kc_r8_write_alias }, { 0, 1 } },
+	{ "r9", { kc_r9_thread0, kc_r9_thread1 }, { 0, 1 } },
+	{ "r10", { kc_r10_producer, kc_r10_consumer }, { 0, 1 } },
+	{ "r11", { kc_r11_writer, kc_r11_reader }, { 0, 1 } },
+	{ "r12", { kc_r12_clear_a, kc_r12_set_b }, { 0, 1 } },
+	{ "b1", { kc_b1_stat_inc, kc_b1_stat_inc, kc_b1_stat_inc },
+		{ 0, 1, 2 } },
+	{ "b2", { kc_b2_flip_bit0, kc_b2_tester }, { 0, 1 } },
+	{ "b3", { kc_b3_reader, kc_b3_reader }, { 0, 1 } },
 	{ "n1", { kc_n1_inc_locked, kc_n1_inc_locked }, { 0, 1 } },
+	{ "n2", { kc_n2_inc_locked, kc_n2_inc_locked }, { 0, 1 } },
+	{ "n3", { kc_n3_locked_ops, kc_n3_locked_ops }, { 0, 1 } },
+	{ "n4", { kc_n4_reader, kc_n4_reader }, { 0, 1 } },
+	{ "n5", { kc_n5_body, kc_n5_body }, { 0, 1 } },
+	{ "n6", { kc_n6_body, kc_n6_body }, { 0, 1 } },
+	/* same CPU: the allocator hands one thread's object to the other */
+	{ "n7", { kc_n7_thread_a, kc_n7_thread_b }, { 1, 1 } },
 };
+
+/* Sleeps @ms, or less when the writer is signalled; -EINTR then. */
+static int kc_wait_run(unsigned int ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+
+	while (time_before(jiffies, end)) {
+		if (signal_pending(current))
+			return -EINTR;
+		msleep_interruptible(min_t(unsigned int, 50,
+					   jiffies_to_msecs(end - jiffies) + 1));
+	}
+	return 0;
+}
 
 static int kc_run(const struct kc_scenario *sc, unsigned int ms)
 {
-	struct kc_worker workers[2];
-	struct task_struct *tasks[2] = { };
+	struct kc_worker workers[KC_MAX_WORKERS];
+	struct task_struct *tasks[KC_MAX_WORKERS] = { };
 	int i, ret = 0;
 
-	for (i = 0; i < 2 && sc->bodies[i]; i++) {
+	for (i = 0; i < KC_MAX_WORKERS && sc->bodies[i]; i++) {
 		int cpu = sc->cpus[i] % num_online_cpus();
 
 		workers[i].body = sc->bodies[i];
@@ -166,15 +655,16 @@ static int kc_run(const struct kc_scenario *sc, unsigned int ms)
 			break;
 		}
 	}
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < KC_MAX_WORKERS; i++)
 		if (tasks[i])
 			wake_up_process(tasks[i]);
 	if (!ret)
-		msleep(ms);
-	for (i = 0; i < 2; i++)
+		ret = kc_wait_run(ms);
+	for (i = 0; i < KC_MAX_WORKERS; i++)
 		if (tasks[i])
 			kthread_stop(tasks[i]);
-	hrtimer_cancel(&kc_r5_timer);
+	if (sc->stop)
+		sc->stop();
 	return ret;
 }
 
@@ -192,7 +682,8 @@ static ssize_t kc_run_write(struct file *file, const char __user *ubuf,
 	buf[count] = '\0';
 	if (sscanf(buf, "%15s %u", name, &ms) != 2 || !ms || ms > 600000)
 		return -EINVAL;
-	mutex_lock(&kc_run_lock);
+	if (mutex_lock_interruptible(&kc_run_lock))
+		return -EINTR;
 	for (i = 0; i < ARRAY_SIZE(kc_scenarios); i++)
 		if (!strcmp(name, kc_scenarios[i].name))
 			ret = kc_run(&kc_scenarios[i], ms);
@@ -205,42 +696,95 @@ static const struct file_operations kc_run_fops = {
 	.write = kc_run_write,
 };
 
+/* Addresses of the shared data, as %px would print them (no 0x). */
+static const struct {
+	const char *name;
+	const void *addr;
+} kc_facts_addrs[] = {
+	{ "r1_count", &kc_r1_count },
+	{ "r2_x", &kc_r2_x },
+	{ "r3_word", &kc_r3_word },
+	{ "r4_word", &kc_r4_word },
+	{ "r5_shared", &kc_r5_shared },
+	{ "r6_shared", &kc_r6_shared },
+	{ "r9_x", &kc_r9_x },
+	{ "r9_y", &kc_r9_y },
+	{ "r10_data", &kc_r10_data },
+	{ "r10_flag", &kc_r10_flag },
+	{ "r11_word", &kc_r11_word },
+	{ "r12_flags", &kc_r12_flags },
+	{ "b1_stat", &kc_b1_stat },
+	{ "b2_bits", &kc_b2_bits },
+	{ "b3_jiffies", (const void *)&jiffies },
+	{ "n1_count", &kc_n1_count },
+	{ "n2_count", &kc_n2_count },
+	{ "n3_atomic", &kc_n3_atomic },
+	{ "n4_value", &kc_n4_value },
+};
+
+static void kc_fact_addr(struct seq_file *m, const char *name,
+			 const void *addr)
+{
+	seq_printf(m, "%s %lx\n", name, (unsigned long)addr);
+}
+
 static int kc_facts_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "r1_count %px\n", &kc_r1_count);
-	seq_printf(m, "r5_shared %px\n", &kc_r5_shared);
-	seq_printf(m, "r8_direct %px\n", kc_r8_direct);
-	seq_printf(m, "r8_alias %px\n", kc_r8_alias);
-	seq_printf(m, "n1_count %px\n", &kc_n1_count);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(kc_facts_addrs); i++)
+		kc_fact_addr(m, kc_facts_addrs[i].name, kc_facts_addrs[i].addr);
+	kc_fact_addr(m, "r7_obj", kc_r7_obj);
+	kc_fact_addr(m, "r7_field", &kc_r7_obj->field);
+	seq_printf(m, "r7_offset %zu\n", offsetof(struct kc_r7_obj, field));
+	seq_printf(m, "r7_ksize %zu\n", ksize(kc_r7_obj));
+	kc_fact_addr(m, "r8_direct", kc_r8_direct);
+	kc_fact_addr(m, "r8_alias", kc_r8_alias);
+	seq_printf(m, "n7_size %zu\n", sizeof(struct kc_n7_obj));
+	seq_printf(m, "n7_allocs %ld\n", atomic_long_read(&kc_n7_allocs));
+	seq_printf(m, "n7_reused %ld\n", atomic_long_read(&kc_n7_reused));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(kc_facts);
 
 static int __init kc_planted_init(void)
 {
+	kc_r7_obj = kzalloc(sizeof(*kc_r7_obj), GFP_KERNEL);
+	if (!kc_r7_obj)
+		return -ENOMEM;
 	kc_r8_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
 	if (!kc_r8_page)
-		return -ENOMEM;
+		goto free_r7;
 	kc_r8_direct = page_address(kc_r8_page);
 	kc_r8_alias = vmap(&kc_r8_page, 1, VM_MAP, PAGE_KERNEL);
-	if (!kc_r8_alias) {
-		__free_page(kc_r8_page);
-		return -ENOMEM;
-	}
-	hrtimer_init(&kc_r5_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED);
+	if (!kc_r8_alias)
+		goto free_r8;
+	hrtimer_init(&kc_r5_timer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL_PINNED_HARD);
 	kc_r5_timer.function = kc_r5_timer_fn;
+	hrtimer_init(&kc_r6_timer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL_PINNED_SOFT);
+	kc_r6_timer.function = kc_r6_timer_fn;
 	kc_dir = debugfs_create_dir("kc_planted", NULL);
 	debugfs_create_file("run", 0200, kc_dir, NULL, &kc_run_fops);
 	debugfs_create_file("facts", 0400, kc_dir, NULL, &kc_facts_fops);
 	return 0;
+
+free_r8:
+	__free_page(kc_r8_page);
+free_r7:
+	kfree(kc_r7_obj);
+	return -ENOMEM;
 }
 
 static void __exit kc_planted_exit(void)
 {
 	debugfs_remove_recursive(kc_dir);
 	hrtimer_cancel(&kc_r5_timer);
+	hrtimer_cancel(&kc_r6_timer);
 	vunmap(kc_r8_alias);
 	__free_page(kc_r8_page);
+	kfree(kc_r7_obj);
 }
 
 module_init(kc_planted_init);
