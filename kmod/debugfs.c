@@ -69,6 +69,19 @@ static const struct file_operations kc_control_fops = {
 	.release = single_release,
 };
 
+static int kc_latency_open(struct inode *inode, struct file *file)
+{
+	return single_open_size(file, kc_watch_latency_show, NULL, 64 * 1024);
+}
+
+static const struct file_operations kc_latency_fops = {
+	.owner = THIS_MODULE,
+	.open = kc_latency_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 int kc_debugfs_init(void)
 {
 	kc_debugfs_dir = debugfs_create_dir("kcollider", NULL);
@@ -76,6 +89,8 @@ int kc_debugfs_init(void)
 			    &kc_reports_fops);
 	debugfs_create_file("control", 0600, kc_debugfs_dir, NULL,
 			    &kc_control_fops);
+	debugfs_create_file("arm_latency_ns", 0400, kc_debugfs_dir, NULL,
+			    &kc_latency_fops);
 	return 0;
 }
 

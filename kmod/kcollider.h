@@ -18,6 +18,7 @@
 #include <linux/kprobes.h>
 #include <linux/list.h>
 #include <linux/percpu.h>
+#include <linux/seq_file.h>
 #include <linux/sched.h>
 #include <linux/types.h>
 
@@ -206,6 +207,8 @@ void kc_watch_release(struct kc_slot *slot);
 unsigned int kc_watch_arm(struct kc_slot *slot, unsigned long addr,
 			  unsigned int size, bool watch_reads);
 void kc_watch_disarm(struct kc_slot *slot);
+void kc_watch_refresh(struct kc_slot *slot);
+int kc_watch_latency_show(struct seq_file *m, void *v);
 bool kc_watch_take_trap(struct kc_slot *slot, struct kc_side *racer);
 bool kc_watch_trapped(struct kc_slot *slot);
 bool kc_addr_is_detector(unsigned long addr, unsigned int size);

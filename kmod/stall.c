@@ -350,13 +350,21 @@ static unsigned int kc_window_us(bool sleep)
 	return w / 2 + get_random_u32() % (w / 2 + 1);
 }
 
+#define KC_REFRESH_US	500
+
 static void kc_wait_window(struct kc_slot *slot, bool sleep,
 			   unsigned int us)
 {
-	unsigned int i;
+	unsigned int i, step;
 
 	if (sleep) {
-		usleep_range(us, us + us / 8 + 1);
+		/* sleeping windows are long: repair reset registers midway */
+		for (i = 0; i < us; i += step) {
+			step = min(us - i, KC_REFRESH_US);
+			usleep_range(step, step + step / 8 + 1);
+			if (i + step < us && !kc_watch_trapped(slot))
+				kc_watch_refresh(slot);
+		}
 		return;
 	}
 	for (i = 0; i < us && !kc_watch_trapped(slot); i++)

@@ -24,6 +24,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/perf_event.h>
+#include <linux/seq_file.h>
 #include <linux/sched/clock.h>
 #include <linux/smp.h>
 #include <asm/debugreg.h>
@@ -58,6 +59,11 @@ struct kc_watch_cpu {
 };
 
 static DEFINE_PER_CPU(struct kc_watch_cpu, kc_watch_cpu);
+
+/* Recent arm latencies (all CPUs acked, or the timeout), for benchmarks. */
+#define KC_LATENCY_RING	4096
+static u32 kc_arm_latency_ns[KC_LATENCY_RING];
+static atomic_t kc_arm_latency_next = ATOMIC_INIT(0);
 static struct kc_slot kc_slots[KC_MAX_SLOTS];
 static unsigned int kc_nr_slots;
 static atomic_t kc_ipis_in_flight = ATOMIC_INIT(0);
@@ -204,9 +210,10 @@ static unsigned int kc_watch_propagate(struct kc_slot *slot)
 	unsigned int seq = slot->seq, done = 0, timeout;
 	int cpu, this_cpu;
 	unsigned long flags;
-	u64 deadline;
+	u64 start, deadline;
 
 	this_cpu = get_cpu();
+	start = local_clock();
 	local_irq_save(flags);
 	kc_watch_apply_local(slot);
 	local_irq_restore(flags);
@@ -214,7 +221,7 @@ static unsigned int kc_watch_propagate(struct kc_slot *slot)
 		if (cpu != this_cpu)
 			kc_watch_kick(slot, cpu);
 	timeout = READ_ONCE(kc_settings.arm_timeout_us);
-	deadline = local_clock() + (u64)timeout * NSEC_PER_USEC;
+	deadline = start + (u64)timeout * NSEC_PER_USEC;
 	for (;;) {
 		done = 0;
 		for_each_online_cpu(cpu) {
@@ -229,7 +236,32 @@ static unsigned int kc_watch_propagate(struct kc_slot *slot)
 		cpu_relax();
 	}
 	put_cpu();
+	if (READ_ONCE(slot->active))
+		kc_arm_latency_ns[atomic_inc_return(&kc_arm_latency_next) %
+				  KC_LATENCY_RING] =
+			min_t(u64, local_clock() - start, U32_MAX);
 	return done;
+}
+
+/* Debugfs: the recorded arm latencies, one per line, oldest first. */
+int kc_watch_latency_show(struct seq_file *m, void *v)
+{
+	unsigned int next = atomic_read(&kc_arm_latency_next), i, n;
+
+	n = min_t(unsigned int, next, KC_LATENCY_RING);
+	for (i = next - n + 1; n--; i++)
+		seq_printf(m, "%u\n", kc_arm_latency_ns[i % KC_LATENCY_RING]);
+	return 0;
+}
+
+/*
+ * Re-apply an open window everywhere: text_poke on any CPU (a probe
+ * rotated by another tool, a static key) reloads its debug registers with
+ * the placeholder; the IPI callback counts and repairs that.
+ */
+void kc_watch_refresh(struct kc_slot *slot)
+{
+	kc_watch_propagate(slot);
 }
 
 static u8 kc_len_bits(unsigned int size)

@@ -481,4 +481,50 @@ TEST(watch_slots_out_of_range_refuses_to_load)
 	ASSERT_EQ(0, kc_unload_module("kcollider"));
 }
 
+/* "module:NAME" for a module already loaded: its functions become sites */
+TEST_F_TIMEOUT(planted, module_target_of_loaded_module_samples_it, 60)
+{
+	char buf[4096];
+	long sites;
+
+	ASSERT_EQ(0, kc_write_attr("targets", "module:kc_planted"));
+	ASSERT_LT(0, kc_read_attr("targets", buf, sizeof(buf)));
+	ASSERT_EQ(0, strncmp(buf, "module:kc_planted sites=", 24)) TH_LOG("%s", buf);
+	ASSERT_EQ(NULL, strstr(buf, "not loaded")) TH_LOG("%s", buf);
+	sites = strtol(buf + 24, NULL, 10);
+	ASSERT_GT(sites, 4);
+	ASSERT_EQ(sites, kc_stat("sites"));
+	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, run_scenario("r1", 2000));
+	ASSERT_GT(kc_stat("fired"), 0);
+	ASSERT_TRUE(kprobes_list_mentions(" kc_planted"));
+}
+
+/* ... and for one that loads later, and goes away again */
+TEST(module_target_follows_load_and_unload)
+{
+	char buf[4096];
+
+	if (!kc_in_vm())
+		SKIP(return, "not inside the kcollider test VM");
+	ASSERT_EQ(0, kc_load_module(kc_module_path(), "targets=module:kc_planted"))
+		TH_LOG("load: %s", strerror(errno));
+	ASSERT_LT(0, kc_read_attr("targets", buf, sizeof(buf)));
+	ASSERT_STREQ("module:kc_planted sites=0 (not loaded)\n", buf);
+	ASSERT_EQ(0, kc_load_module(planted_path(), NULL));
+	ASSERT_LT(0, kc_read_attr("targets", buf, sizeof(buf)));
+	ASSERT_EQ(NULL, strstr(buf, "not loaded")) TH_LOG("%s", buf);
+	ASSERT_GT(kc_stat("sites"), 4);
+	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, run_scenario("r1", 1000));
+	ASSERT_GT(kc_stat("fired"), 0);
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+	ASSERT_LT(0, kc_read_attr("targets", buf, sizeof(buf)));
+	ASSERT_STREQ("module:kc_planted sites=0 (not loaded)\n", buf);
+	ASSERT_EQ(0, kc_stat("sites"));
+	/* dropped, not left behind as [GONE] probes */
+	ASSERT_FALSE(kprobes_list_mentions("[GONE]"));
+	ASSERT_EQ(0, kc_unload_module("kcollider"));
+}
+
 TEST_HARNESS_MAIN
