@@ -123,6 +123,9 @@ static void classify_branch(const struct code_src *c, const cs_insn *ci,
 	else
 		d->flags |= DI_INDIRECT;
 	if (ci->id == X86_INS_CALL) {
+		/* ftrace's call site: a nop unless traced, and then transparent. */
+		if (imm && name_starts(c, d->target, "__fentry__"))
+			return;
 		d->flags |= DI_CALL;
 		/* Retpolines: an indirect call spelled as a direct one. */
 		if (imm && name_starts(c, d->target, "__x86_indirect_"))

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "code.h"
+#include "modules.h"
 
 static int add_sym(struct code_src *c, const char *name, const char *mod,
 		   uint64_t addr, uint64_t size)
@@ -196,8 +197,12 @@ static int load_kallsyms(struct code_src *c)
 		mod[0] = '\0';
 		if (sscanf(line, "%llx %c %255s [%127[^]]]", &addr, &type, name, mod) < 3)
 			continue;
-		if (type != 't' && type != 'T')
+		if (type != 't' && type != 'T') {
+			/* Where a module's data sections are, for its .ko. */
+			if (mod[0])
+				ret = modset_live_data(c, name, mod, addr);
 			continue;
+		}
 		ret = add_sym(c, name, mod, addr, 0);
 	}
 	fclose(f);
@@ -238,7 +243,9 @@ int code_open_live(struct code_src *c, char *err, size_t len)
 		snprintf(err, len, "/proc/kcore: not readable as ELF");
 		return -EINVAL;
 	}
-	return index_syms(c);
+	ret = index_syms(c);
+	/* Modules named by frames come from /lib/modules when found there. */
+	return ret ? ret : code_add_modules(c, NULL, err, len);
 }
 
 void code_close(struct code_src *c)
@@ -249,6 +256,7 @@ void code_close(struct code_src *c)
 		free((char *)c->syms[i].name);
 		free((char *)c->syms[i].mod);
 	}
+	modset_free(c);
 	if (c->dwfl)
 		dwfl_end(c->dwfl);
 	if (c->elf)
@@ -269,7 +277,7 @@ static bool mod_matches(const struct kc_sym *s, const char *mod)
 	return s->mod && !strcmp(s->mod, mod);
 }
 
-const struct kc_sym *code_find_name(const struct code_src *c, const char *name,
+const struct kc_sym *code_find_main(const struct code_src *c, const char *name,
 				    const char *mod, uint64_t size)
 {
 	struct kc_sym key = { .name = name }, *kp = &key, **hit;
@@ -294,9 +302,22 @@ const struct kc_sym *code_find_name(const struct code_src *c, const char *name,
 	return best;
 }
 
+/* A module's own .ko first: exact sizes, and bytes without kprobes. */
+const struct kc_sym *code_find_name(const struct code_src *c, const char *name,
+				    const char *mod, uint64_t size)
+{
+	const struct kc_sym *s = modset_find_name(c, name, mod, size);
+
+	return s ? s : code_find_main(c, name, mod, size);
+}
+
 const struct kc_sym *code_find_addr(const struct code_src *c, uint64_t addr)
 {
+	const struct kc_sym *ms = modset_find_addr(c, addr);
 	size_t lo = 0, hi = c->nsyms;
+
+	if (ms)
+		return ms;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -320,7 +341,11 @@ const struct kc_sym *code_find_addr(const struct code_src *c, uint64_t addr)
 
 long code_read(const struct code_src *c, uint64_t addr, void *buf, size_t len)
 {
+	long n = modset_read(c, addr, buf, len);
 	size_t i;
+
+	if (n != -2)
+		return n;
 
 	for (i = 0; i < c->nsegs; i++) {
 		const struct kc_seg *s = &c->segs[i];

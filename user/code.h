@@ -22,6 +22,25 @@ struct kc_seg {
 	uint64_t off;		/* file offset of addr */
 };
 
+/* One allocated section of a loaded .ko, at its (live or chosen) address. */
+struct kc_section {
+	uint64_t addr, size;
+	uint8_t *data;		/* relocated bytes; NULL for NOBITS */
+};
+
+/* A .ko file: its sections, relocated, and its function symbols. */
+struct kc_module {
+	char *name;		/* as /proc/kallsyms and reports spell it */
+	char *path;
+	struct kc_section *secs;
+	size_t nsecs;
+	struct kc_sym *syms;	/* sorted by address, never reallocated */
+	size_t nsyms;
+	struct kc_sym **by_name;
+};
+
+struct kc_modset;		/* modules.c */
+
 struct code_src {
 	char *path;
 	int fd;
@@ -34,6 +53,7 @@ struct code_src {
 	void *elf;		/* Elf * of path, kept for libdw */
 	void *dwfl;		/* Dwfl * when DWARF line info was found */
 	bool live;
+	struct kc_modset *ms;	/* --modules, and /lib/modules when live */
 };
 
 /* --vmlinux ELF: 0 or -errno, message in @err. */
@@ -41,6 +61,16 @@ int code_open_elf(struct code_src *c, const char *path, char *err, size_t len);
 /* Live kernel (root): /proc/kallsyms and /proc/kcore. */
 int code_open_live(struct code_src *c, char *err, size_t len);
 void code_close(struct code_src *c);
+/*
+ * --modules DIR: every .ko of @dir, relocated. Offline they are placed
+ * after each other at KC_MODULES_BASE; live each section goes where
+ * /proc/kallsyms says the loaded module has it (modules not loaded are
+ * skipped), and modules named by a frame but not in @dir are looked up in
+ * /lib/modules/$(uname -r). 0 or -errno, message in @err.
+ */
+int code_add_modules(struct code_src *c, const char *dir, char *err, size_t len);
+/* The loaded module @name (lazily from /lib/modules when live), or NULL. */
+const struct kc_module *code_module(const struct code_src *c, const char *name);
 
 /*
  * The function symbol @name (in module @mod, NULL or "" for the image);

@@ -55,8 +55,13 @@ static void tso_usage(FILE *out)
 		"  -V, --vmlinux ELF    offline: code and symbols from ELF (vmlinux or any\n"
 		"                       x86-64 executable with a symtab); default: live\n"
 		"                       (/proc/kallsyms + /proc/kcore, root)\n"
-		"  -M, --modules DIR    .ko files for frames in modules (not yet used:\n"
-		"                       such frames are code-unavailable offline)\n"
+		"  -M, --modules DIR    the .ko files of DIR, relocated, for frames in\n"
+		"                       modules (\"func+0x1/0x2 [mod]\", sym=... mod=...):\n"
+		"                       offline placed after each other, calls resolved\n"
+		"                       to their callees in ELF and in the other modules;\n"
+		"                       live at the loaded module's addresses (bytes from\n"
+		"                       the .ko: no kprobe int3s); live without DIR, or\n"
+		"                       for a module not in it, /lib/modules/$(uname -r)\n"
 		"  -d, --max-depth N    callee summary nesting limit (default 8)\n"
 		KC_INPUT_USAGE
 		"  -h, --help           this help\n"
@@ -319,7 +324,7 @@ int do_tso(int argc, char **argv)
 	};
 	struct kc_input in = { .kind = KC_IN_FILE, .path = "-" };
 	struct tso_ctx *x = calloc(1, sizeof(*x));
-	const char *vmlinux = NULL;
+	const char *vmlinux = NULL, *modules = NULL;
 	char err[256];
 	int opt, ret;
 
@@ -346,7 +351,8 @@ int do_tso(int argc, char **argv)
 			vmlinux = optarg;
 			break;
 		case 'M':
-			break;	/* accepted; see the usage text */
+			modules = optarg;
+			break;
 		case 'd':
 			x->opts.max_depth = atoi(optarg);
 			break;
@@ -369,6 +375,8 @@ int do_tso(int argc, char **argv)
 	}
 	ret = vmlinux ? code_open_elf(&x->code, vmlinux, err, sizeof(err))
 		      : code_open_live(&x->code, err, sizeof(err));
+	if (!ret && modules)
+		ret = code_add_modules(&x->code, modules, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "%s: tso: %s\n", prog_name, err);
 		code_close(&x->code);
