@@ -678,6 +678,15 @@ TEST_F_TIMEOUT(scenario, b3_jiffies_read_outcome_recorded, 120)
 
 /* ---- N: must never be reported ---- */
 
+static const char *stats_text(void)
+{
+	static char buf[4096];
+
+	if (kc_read_attr("stats", buf, sizeof(buf)) < 0)
+		return "(no stats)";
+	return buf;
+}
+
 /* Run @scenario for N_RUN_MS; it must be sampled and never reported. */
 static void expect_silence(struct __test_metadata *_metadata,
 			   const char *scenario, const char *funcs,
@@ -693,9 +702,9 @@ static void expect_silence(struct __test_metadata *_metadata,
 	fprintf(stderr, "# %s: fired %ld samples %ld races %ld unknown %ld\n",
 		scenario, kc_stat("fired"), kc_stat("samples"),
 		kc_stat("races"), kc_stat("unknown_origin"));
-	ASSERT_GT(kc_stat("fired"), 0);
+	ASSERT_GT(kc_stat("fired"), 0) TH_LOG("%s", stats_text());
 	if (sampled)
-		ASSERT_GT(kc_stat("samples"), 10);
+		ASSERT_GT(kc_stat("samples"), 0) TH_LOG("%s", stats_text());
 	log = read_reports();
 	ASSERT_EQ(0, count_reports(log)) TH_LOG("%.3000s", log);
 	ASSERT_EQ(0, kc_stat("races"));

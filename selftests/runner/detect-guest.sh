@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs inside the test VM for bench-detect.sh: the detection-rate benchmark
+# over the planted-race scenarios, default detector settings.
+#  - R scenarios: TRIALS trials each; a trial loads kcollider fresh,
+#    targets the scenario's functions, runs the scenario and stops it at
+#    the first report (polled every 0.1 s) or after BUDGET seconds.
+#  - N scenarios: one run of NSECS seconds each; every report counts.
+# One CSV line per trial to OUT:
+#   scenario,kind,trial,detected,seconds,reports,samples,title
+# usage: detect-guest.sh OUT TRIALS BUDGET NSECS [SCENARIO...]
+set -u
+
+out=$1 trials=$2 budget=$3 nsecs=$4
+shift 4
+[ -n "${KC_RESULTS:-}" ] || { echo "detect-guest: run me inside the test VM" >&2; exit 2; }
+sysfs=/sys/kernel/kcollider
+reports=/sys/kernel/debug/kcollider/reports
+run=/sys/kernel/debug/kc_planted/run
+
+declare -A funcs=(
+	[r1]="kc_r1_inc kc_r1_dec"
+	[r2]="kc_r2_write kc_r2_read"
+	[r3]="kc_r3_write_a kc_r3_write_b"
+	[r4]="kc_r4_write_a kc_r4_write_b"
+	[r5]="kc_r5_task_write kc_r5_timer_access"
+	[r6]="kc_r6_task_write kc_r6_softirq_access"
+	[r7]="kc_r7_inc_field kc_r7_read_field"
+	[r8]="kc_r8_read kc_r8_write_alias"
+	[r9]="kc_r9_write_x kc_r9_read_y kc_r9_write_y kc_r9_read_x"
+	[r10]="kc_r10_write_data kc_r10_write_flag kc_r10_read_flag kc_r10_read_data"
+	[r11]="kc_r11_write64 kc_r11_read_hi16"
+	[r12]="kc_r12_clear_a kc_r12_set_b"
+	[n1]="kc_n1_inc_locked"
+	[n2]="kc_n2_inc_locked"
+	[n3]="kc_n3_locked_ops"
+	[n4]="kc_n4_read"
+	[n5]="kc_n5_inc_mine_ptr kc_n5_inc_mine_gs"
+	[n6]="kc_n6_touch"
+	[n7]="kc_n7_use_a kc_n7_use_b"
+)
+[ $# -gt 0 ] || set -- r1 r2 r3 r4 r5 r6 r7 r8 r9 r10 r11 r12 n1 n2 n3 n4 n5 n6 n7
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+stat_of() { sed -n "s/^$1 //p" "$sysfs/stats"; }
+nreports() { grep -c '^BUG: KCOLLIDER: ' "$reports"; }
+
+# Fresh detector, targeting the scenario's functions, enabled.
+start_detector() {
+	local sc=$1 spec="" f
+	insmod "$KC_MODULE" || return 1
+	for f in ${funcs[$sc]}; do spec="$spec${spec:+,}kc_planted:$f"; done
+	echo "$spec" > "$sysfs/targets" || return 1
+	# N5's %gs-relative increment is sampled only with sample_percpu
+	[ "$sc" = n5 ] && echo 1 > "$sysfs/sample_percpu"
+	echo 1 > "$sysfs/enabled"
+}
+
+stop_detector() {
+	echo 0 > "$sysfs/enabled"
+	rmmod kcollider
+}
+
+r_trial() {
+	local sc=$1 trial=$2 pid t0 t=0 detected=0 title=""
+	start_detector "$sc" || return 1
+	t0=$(now_ms)
+	echo "$sc $((budget * 1000))" > "$run" &
+	pid=$!
+	while kill -0 "$pid" 2> /dev/null; do
+		if grep -q '^BUG: KCOLLIDER: ' "$reports"; then
+			t=$(($(now_ms) - t0))
+			detected=1
+			break
+		fi
+		sleep 0.1
+	done
+	kill "$pid" 2> /dev/null
+	wait "$pid" 2> /dev/null
+	if [ $detected = 0 ] && grep -q '^BUG: KCOLLIDER: ' "$reports"; then
+		t=$(($(now_ms) - t0))
+		detected=1
+	fi
+	title=$(grep -m1 '^BUG: KCOLLIDER: ' "$reports" | sed 's/^BUG: KCOLLIDER: //; s/,/;/g')
+	echo "$sc,R,$trial,$detected,$(awk -v t="$t" 'BEGIN { printf "%.2f", t / 1000 }'),$(nreports),$(stat_of samples),$title" >> "$out"
+	stop_detector
+}
+
+n_run() {
+	local sc=$1 title
+	start_detector "$sc" || return 1
+	echo "$sc $((nsecs * 1000))" > "$run"
+	echo 0 > "$sysfs/enabled"
+	sleep 0.2
+	title=$(grep -m1 '^BUG: KCOLLIDER: ' "$reports" | sed 's/^BUG: KCOLLIDER: //; s/,/;/g')
+	echo "$sc,N,1,0,$nsecs,$(nreports),$(stat_of samples),$title" >> "$out"
+	stop_detector
+}
+
+: > "$out"
+uname -r > "$(dirname "$out")/kernel"
+insmod "$KC_PLANTED" || exit 1
+for sc in "$@"; do
+	echo "# detect: $sc"
+	case $sc in
+	r*) for ((i = 1; i <= trials; i++)); do r_trial "$sc" "$i"; done ;;
+	n*) n_run "$sc" ;;
+	esac
+	tail -n +1 "$out" | grep "^$sc," | tail -n 1
+done
+rmmod kc_planted
