@@ -78,6 +78,32 @@ static bool name_starts(const struct code_src *c, uint64_t addr, const char *p)
 	return s && s->addr == addr && !strncmp(s->name, p, strlen(p));
 }
 
+/*
+ * capstone 4's operand access flags are wrong for a few instructions:
+ * "testb $imm, mem" is marked as writing, CMPXCHG and XADD as only
+ * reading. These lists override it.
+ */
+static bool never_writes(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_TEST: case X86_INS_CMP: case X86_INS_BT:
+	case X86_INS_UCOMISS: case X86_INS_UCOMISD: case X86_INS_COMISS:
+	case X86_INS_COMISD: case X86_INS_PTEST:
+		return true;
+	}
+	return false;
+}
+
+static bool always_writes(unsigned int id)
+{
+	switch (id) {
+	case X86_INS_CMPXCHG: case X86_INS_CMPXCHG8B: case X86_INS_CMPXCHG16B:
+	case X86_INS_XADD:
+		return true;
+	}
+	return false;
+}
+
 static void classify_mem(const cs_insn *ci, struct kc_dinsn *d)
 {
 	const cs_x86 *x = &ci->detail->x86;
@@ -94,9 +120,10 @@ static void classify_mem(const cs_insn *ci, struct kc_dinsn *d)
 
 		if (op->type != X86_OP_MEM)
 			continue;
-		if (op->access & CS_AC_READ)
+		if ((op->access & CS_AC_READ) || always_writes(ci->id))
 			d->flags |= DI_LOAD;
-		if (op->access & CS_AC_WRITE)
+		if (((op->access & CS_AC_WRITE) && !never_writes(ci->id)) ||
+		    always_writes(ci->id))
 			d->flags |= op->mem.base == X86_REG_RSP ? DI_STACK_STORE
 								: DI_STORE;
 		if (ci->id == X86_INS_XCHG)

@@ -62,6 +62,18 @@ static int index_syms(struct code_src *c)
 	size_t i;
 
 	qsort(c->syms, c->nsyms, sizeof(*c->syms), cmp_addr);
+	/*
+	 * Symbols without a size (added to a stripped vmlinux from a
+	 * System.map or /proc/kallsyms) end where the next one begins.
+	 */
+	for (i = 0; i + 1 < c->nsyms; i++) {
+		size_t j = i + 1;
+
+		while (j < c->nsyms && c->syms[j].addr == c->syms[i].addr)
+			j++;
+		if (!c->syms[i].size && j < c->nsyms)
+			c->syms[i].size = c->syms[j].addr - c->syms[i].addr;
+	}
 	c->by_name = malloc((c->nsyms + 1) * sizeof(*c->by_name));
 	if (!c->by_name)
 		return -ENOMEM;

@@ -175,6 +175,10 @@ TEST_F(tso, classifies_barriers_and_stores)
 		{ "\x48\x8b\x07", 3, DI_LOAD, DI_STORE },		/* mov (%rdi),%rax */
 		{ "\x48\xab", 2, DI_STORE, 0 },				/* stos %rax,(%rdi) */
 		{ "\x48\x8d\x07", 3, 0, DI_STORE | DI_LOAD },		/* lea (%rdi),%rax */
+		{ "\xf6\x40\x2e\x20", 4, DI_LOAD, DI_STORE },		/* testb $0x20,0x2e(%rax) */
+		{ "\x0f\xba\x27\x03", 4, DI_LOAD, DI_STORE },		/* btl $3,(%rdi) */
+		{ "\x0f\xb1\x0f", 3, DI_STORE, DI_BARRIER },		/* cmpxchg %ecx,(%rdi) */
+		{ "\x0f\xc1\x07", 3, DI_STORE, DI_BARRIER },		/* xadd %eax,(%rdi) */
 		{ "\xff\xd0", 2, DI_CALL | DI_INDIRECT, 0 },		/* call *%rax */
 		{ "\x0f\x0b", 2, DI_STOP, 0 },				/* ud2 */
 	};

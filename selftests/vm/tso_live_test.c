@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * In-VM: "kcollider tso" in live mode (/proc/kallsyms + /proc/kcore) on
+ * the reports the detector produces for the planted scenarios R9 (store
+ * buffering) and R10 (message passing).
+ *
+ * Each pair is analysed twice: with the detector still sampling (its
+ * kprobes put int3s in the planted text, so the code comes from the .ko
+ * given by --modules, relocated to the running module's addresses), and
+ * after it is disabled, from /proc/kcore alone.
+ */
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "vm_util.h"
+
+#define PLANTED_RUN	"/sys/kernel/debug/kc_planted/run"
+#define REPORTS		"/sys/kernel/debug/kcollider/reports"
+#define LOG_SIZE	(1 << 20)
+#define OUT_SIZE	(1 << 16)
+
+static const char *top(void)
+{
+	const char *t = getenv("KC_TOP");
+
+	return t ? t : ".";
+}
+
+static const char *planted_path(void)
+{
+	const char *p = getenv("KC_PLANTED");
+
+	return p ? p : "selftests/planted/kc_planted.ko";
+}
+
+static char log_buf[LOG_SIZE];
+
+static const char *read_reports(void)
+{
+	if (kc_read_file(REPORTS, log_buf, sizeof(log_buf)) < 0)
+		return "";
+	return log_buf;
+}
+
+/* The first whole report of @log whose title has @title; false if none. */
+static bool find_report(const char *log, const char *title, char *out,
+			size_t size)
+{
+	const char *rule = "\n==================================================================";
+	const char *p = strstr(log, title), *begin, *end;
+	size_t len;
+
+	if (!p)
+		return false;
+	for (begin = p; begin > log && strncmp(begin, rule, strlen(rule)); begin--)
+		;
+	end = strstr(p, rule);
+	if (!end)
+		return false;	/* still being written */
+	end += strlen(rule);
+	len = end - begin < (long)size - 2 ? (size_t)(end - begin) : size - 2;
+	memcpy(out, begin, len);
+	out[len] = '\n';
+	out[len + 1] = '\0';
+	return true;
+}
+
+/* Run @scenario in 2 s slices until each title has a report (or 90 s). */
+static bool run_until(const char *scenario, const char * const *titles,
+		      char reports[][16384])
+{
+	char cmd[64];
+	int waited, i, missing;
+
+	for (waited = 0; waited < 90; waited += 2) {
+		snprintf(cmd, sizeof(cmd), "%s 2000\n", scenario);
+		if (kc_write_file(PLANTED_RUN, cmd))
+			return false;
+		for (i = 0, missing = 0; titles[i]; i++)
+			missing += !find_report(read_reports(), titles[i],
+						reports[i], sizeof(reports[i]));
+		if (!missing)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * "kcollider --json tso [--modules DIR]" on @report: its output in @out,
+ * its exit status returned. Report and output are kept in the results.
+ */
+static int tso_live(const char *name, const char *report, bool modules,
+		    char *out, size_t size)
+{
+	const char *res = getenv("KC_RESULTS") ? getenv("KC_RESULTS") : "/tmp";
+	char path[256], opath[256], cmd[1024];
+	size_t n = 0;
+	FILE *f;
+	int st;
+
+	snprintf(path, sizeof(path), "%s/tso_live_%s.log", res, name);
+	snprintf(opath, sizeof(opath), "%s/tso_live_%s%s.json", res, name,
+		 modules ? "_modules" : "_kcore");
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(report, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s/user/kcollider --json tso%s%s%s %s | tee %s",
+		 top(), modules ? " --modules " : "", modules ? top() : "",
+		 modules ? "/selftests/planted" : "", path, opath);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	n = fread(out, 1, size - 1, f);
+	out[n] = '\0';
+	st = pclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The value of the first "key":"value" after @after in @json. */
+static const char *field(const char *json, const char *after, const char *key)
+{
+	static char val[160];
+	char pat[64];
+	const char *p = after ? strstr(json, after) : json;
+	size_t len;
+
+	snprintf(pat, sizeof(pat), "\"%s\":\"", key);
+	p = p ? strstr(p, pat) : NULL;
+	if (!p)
+		return "(none)";
+	p += strlen(pat);
+	len = strcspn(p, "\"");
+	snprintf(val, sizeof(val), "%.*s", (int)len, p);
+	return val;
+}
+
+FIXTURE(live) {
+	bool loaded;
+};
+
+FIXTURE_SETUP(live)
+{
+	if (!kc_in_vm())
+		SKIP(return, "not inside the kcollider test VM");
+	if (access("/proc/kcore", R_OK))
+		SKIP(return, "no readable /proc/kcore");
+	ASSERT_EQ(0, kc_load_module(kc_module_path(), NULL))
+		TH_LOG("load kcollider: %s", strerror(errno));
+	self->loaded = true;
+	if (kc_load_module(planted_path(), NULL) && errno != EEXIST)
+		ASSERT_TRUE(false) TH_LOG("load kc_planted: %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(live)
+{
+	if (!kc_in_vm() || !self->loaded)
+		return;
+	kc_write_attr("enabled", "0");
+	EXPECT_EQ(0, kc_unload_module("kcollider"));
+	EXPECT_EQ(0, kc_unload_module("kc_planted"));
+}
+
+struct want {
+	const char *title;	/* the pair */
+	const char *verdict;
+	const char *load;	/* symbol of the racy load */
+	const char *witness;	/* symbol of the witness store, or NULL */
+	const char *fence;	/* "before" symbol of the fence, or NULL */
+};
+
+static void check(struct __test_metadata *_metadata, const char *name,
+		  const char *report, bool modules, const struct want *w)
+{
+	static char out[OUT_SIZE];
+
+	ASSERT_EQ(0, tso_live(name, report, modules, out, sizeof(out)))
+		TH_LOG("%s: %s", name, out);
+	TH_LOG("%s (%s): %.1500s", name, modules ? "--modules" : "kcore", out);
+	EXPECT_STREQ(w->verdict, field(out, NULL, "verdict")) TH_LOG("%s", out);
+	EXPECT_STREQ(w->load, field(out, "\"load\":", "symbol"));
+	if (w->witness) {
+		EXPECT_STREQ(w->witness, field(out, "\"witness\":", "symbol"));
+	} else {
+		EXPECT_NE(NULL, strstr(out, "\"witness\":null"));
+	}
+	if (w->fence) {
+		EXPECT_STREQ(w->fence, field(out, "\"fence\":", "symbol"));
+	}
+}
+
+/* Both pairs with the sampler's int3s armed (--modules), then from kcore. */
+static void check_pairs(struct __test_metadata *_metadata, const char *scenario,
+			const struct want *w, int n)
+{
+	static char reports[2][16384];
+	const char *titles[3] = { w[0].title, n > 1 ? w[1].title : NULL, NULL };
+	char name[64];
+	int i;
+
+	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_TRUE(run_until(scenario, titles, reports))
+		TH_LOG("no report for every pair; log:\n%.3000s", read_reports());
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "%s_%d", scenario, i);
+		check(_metadata, name, reports[i], true, &w[i]);
+	}
+	/* Disabled: the kprobes are disarmed and kcore has the plain text. */
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "%s_%d", scenario, i);
+		check(_metadata, name, reports[i], false, &w[i]);
+	}
+}
+
+/*
+ * R9, store buffering: each reader stored the other variable just before
+ * (in kc_r9_write_x/y, called right before kc_r9_read_y/x): triangular,
+ * the witness is that store.
+ */
+TEST_F_TIMEOUT(live, r9_store_buffering_triangular, 240)
+{
+	static const struct want w[] = {
+		{ "data-race in kc_r9_read_y / kc_r9_write_y", "triangular",
+		  "kc_r9_read_y+0x5", "kc_r9_write_x+0x5", NULL },
+		{ "data-race in kc_r9_read_x / kc_r9_write_x", "triangular",
+		  "kc_r9_read_x+0x5", "kc_r9_write_y+0x5", NULL },
+	};
+
+	ASSERT_EQ(0, kc_write_attr("targets",
+				   "kc_planted:kc_r9_write_x,kc_planted:kc_r9_read_y,"
+				   "kc_planted:kc_r9_write_y,kc_planted:kc_r9_read_x"));
+	check_pairs(_metadata, "r9", w, 2);
+}
+
+/*
+ * R10, message passing. The textbook MP reader (load flag; load data) has
+ * no store, but the planted reader is not that: gcc -O2 compiles
+ * kc_r10_consumer to
+ *	+0x1f: mov %eax, seen(%rip)	"seen = f", a plain store
+ *	+0x25: call kc_r10_read_data	the racy load of kc_r10_data
+ * with no barrier between, and the flag loop is entered from
+ * kc_worker_fn, whose loop stores current->__state
+ * (__set_current_state(TASK_RUNNING), +0x51) on a barrier-free path to
+ * the next body() call. Both races are therefore triangular by tso.md's
+ * definition, and the analysis must say so with those witnesses, not
+ * "not-triangular".
+ */
+TEST_F_TIMEOUT(live, r10_message_passing_verdict, 240)
+{
+	static const struct want w[] = {
+		{ "data-race in kc_r10_read_data / kc_r10_write_data",
+		  "triangular", "kc_r10_read_data+0x5", "kc_r10_consumer+0x1f",
+		  "kc_r10_consumer+0x25" },
+		{ "data-race in kc_r10_read_flag / kc_r10_write_flag",
+		  "triangular", "kc_r10_read_flag+0x5", "kc_worker_fn+0x51",
+		  NULL },
+	};
+
+	ASSERT_EQ(0, kc_write_attr("targets",
+				   "kc_planted:kc_r10_write_data,kc_planted:kc_r10_write_flag,"
+				   "kc_planted:kc_r10_read_flag,kc_planted:kc_r10_read_data"));
+	check_pairs(_metadata, "r10", w, 2);
+}
+
+TEST_HARNESS_MAIN
