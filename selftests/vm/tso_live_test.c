@@ -255,7 +255,7 @@ TEST_F_TIMEOUT(live, r10_message_passing_verdict, 240)
 		  "kc_r10_consumer+0x25" },
 		{ "data-race in kc_r10_read_flag / kc_r10_write_flag",
 		  "triangular", "kc_r10_read_flag+0x5", "kc_worker_fn+0x51",
-		  NULL },
+		  "kc_worker_fn+0x2d" },
 	};
 
 	ASSERT_EQ(0, kc_write_attr("targets",
