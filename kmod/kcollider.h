@@ -87,6 +87,7 @@ struct kc_site {
 	struct kc_insn insn;		/* decoded from the original bytes */
 	bool registered;
 	bool armed;			/* kprobe enabled (sampler-owned) */
+	unsigned long armed_at;		/* jiffies */
 	atomic_t fired;			/* first hit since arming taken */
 };
 

@@ -23,6 +23,11 @@
 #include "kcollider.h"
 
 #define KC_SAMPLER_PERIOD_MS	20
+/*
+ * A breakpoint on code that does not run would hold its place forever and,
+ * one by one, the armed set would fill with dead code: move it on.
+ */
+#define KC_STALE_MS		500
 #define KC_POOL_MAX		(1U << 20)
 
 atomic_t kc_rotating = ATOMIC_INIT(1);
@@ -62,6 +67,7 @@ static void kc_arm_random(void)
 		if (enable_kprobe(&site->kp))
 			continue;
 		site->armed = true;
+		site->armed_at = jiffies;
 		kc_armed[kc_nr_armed++] = site;
 		return;
 	}
@@ -102,10 +108,12 @@ static void kc_adjust_goal(void)
 
 static void kc_rotate(void)
 {
+	unsigned long stale = msecs_to_jiffies(KC_STALE_MS);
 	unsigned int i;
 
 	for (i = 0; i < kc_nr_armed;) {
-		if (atomic_read(&kc_armed[i]->fired))
+		if (atomic_read(&kc_armed[i]->fired) ||
+		    time_after(jiffies, kc_armed[i]->armed_at + stale))
 			kc_disarm_index(i);
 		else
 			i++;

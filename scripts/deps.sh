@@ -18,6 +18,8 @@ pkgs=(
 	gcc make libc6-dev
 	# the CLI and the decoder oracle
 	libcapstone-dev libelf-dev libdw-dev pkg-config
+	# the benchmark scripts
+	bc
 	# static checking of kmod/
 	sparse
 )

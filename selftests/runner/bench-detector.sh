@@ -1,0 +1,18 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Detector benchmark, in one VM boot: sampling rate achieved against the
+# configured one, arm latency, the fraction of fully armed watches, the
+# workload slowdown with kcollider enabled, and the time to R1's first
+# report. Prints a table; the raw figures go to build/bench/detector.txt.
+# Environment as for check.sh (VM_IMAGE, KREL, VM_CPUS).
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD:-$top/build}
+results=$build/results/bench-detector
+mkdir -p "$build/bench"
+"$top/selftests/runner/run-vm.sh" -o "$results" -k "${VM_IMAGE:-}" \
+	-r "${KREL:-}" -c "${VM_CPUS:-4}" -t "${VM_TIMEOUT:-1200}" -- \
+	"$top/selftests/runner/bench-detector-guest.sh" "$top" |
+	tee "$build/bench/detector.txt"
