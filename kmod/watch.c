@@ -25,7 +25,7 @@
 #include <linux/module.h>
 #include <linux/perf_event.h>
 #include <linux/seq_file.h>
-#include <linux/sched/clock.h>
+#include <linux/timekeeping.h>
 #include <linux/smp.h>
 #include <asm/debugreg.h>
 #include <asm/hw_breakpoint.h>
@@ -207,13 +207,18 @@ static void kc_watch_publish(struct kc_slot *slot, bool active,
 /* Apply the slot's state everywhere; returns on how many CPUs it took. */
 static unsigned int kc_watch_propagate(struct kc_slot *slot)
 {
-	unsigned int seq = slot->seq, done = 0, timeout;
+	unsigned int seq = slot->seq, done = 0, timeout, spins;
 	int cpu, this_cpu;
 	unsigned long flags;
 	u64 start, deadline;
 
 	this_cpu = get_cpu();
-	start = local_clock();
+	/*
+	 * Not local_clock(): with an unstable TSC (QEMU TCG) it is clamped to
+	 * the last tick, and with IRQs off there is no next tick: the wait
+	 * would never end. The fast monotonic clock reads the clocksource.
+	 */
+	start = ktime_get_mono_fast_ns();
 	local_irq_save(flags);
 	kc_watch_apply_local(slot);
 	local_irq_restore(flags);
@@ -222,7 +227,8 @@ static unsigned int kc_watch_propagate(struct kc_slot *slot)
 			kc_watch_kick(slot, cpu);
 	timeout = READ_ONCE(kc_settings.arm_timeout_us);
 	deadline = start + (u64)timeout * NSEC_PER_USEC;
-	for (;;) {
+	/* bounded twice: by the clock, and by counting microsecond delays */
+	for (spins = 0; spins <= timeout; spins++) {
 		done = 0;
 		for_each_online_cpu(cpu) {
 			struct kc_watch_cpu *wc = per_cpu_ptr(&kc_watch_cpu, cpu);
@@ -231,15 +237,15 @@ static unsigned int kc_watch_propagate(struct kc_slot *slot)
 			if (smp_load_acquire(&wc->acked[slot->index]) == seq)
 				done++;
 		}
-		if (done >= num_online_cpus() || local_clock() > deadline)
+		if (done >= num_online_cpus() || ktime_get_mono_fast_ns() > deadline)
 			break;
-		cpu_relax();
+		udelay(1);
 	}
 	put_cpu();
 	if (READ_ONCE(slot->active))
 		kc_arm_latency_ns[atomic_inc_return(&kc_arm_latency_next) %
 				  KC_LATENCY_RING] =
-			min_t(u64, local_clock() - start, U32_MAX);
+			min_t(u64, ktime_get_mono_fast_ns() - start, U32_MAX);
 	return done;
 }
 
