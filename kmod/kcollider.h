@@ -123,6 +123,10 @@ struct kc_side {
 	u8 size;
 	u16 op;
 	bool locked;
+	bool has_imm;
+	s64 imm;
+	u8 dest_reg;			/* a load's register, or 0xff */
+	u8 insn_len;
 };
 
 enum kc_obj_kind {
@@ -152,7 +156,32 @@ struct kc_report {
 	unsigned long obj_start;
 	unsigned int obj_offset;
 	unsigned int obj_size;
+	bool idempotent;		/* a write of the value already there */
 };
+
+/* filters.c: benign-race classification */
+enum kc_filter {
+	KC_FILTER_LOCKED_RACER,
+	KC_FILTER_LOSSY_COUNTER,
+	KC_FILTER_OTHER_BITS,
+	KC_FILTER_SUPPRESSED,
+	KC_FILTER_MEMORY_REUSE,
+	KC_NR_FILTERS,
+};
+
+extern const char * const kc_filter_names[KC_NR_FILTERS];
+extern bool kc_filter_enabled[KC_NR_FILTERS];
+extern bool kc_filters_strict;
+extern bool kc_benign_full;
+extern atomic_long_t kc_filter_hits[KC_NR_FILTERS];
+int kc_filters_init(void);
+void kc_filters_exit(void);
+void kc_filters_start(void);
+void kc_filters_stop(void);
+int kc_filters_classify(struct kc_report *r);
+bool kc_filter_memory_reuse_on(void);
+int kc_suppress_write(const char *buf, size_t len);
+ssize_t kc_suppress_show(char *buf, size_t size);
 
 /* main.c */
 extern struct mutex kc_state_lock;
@@ -169,6 +198,7 @@ void kc_targets_exit(void);
 int kc_targets_write(const char *buf, size_t len);
 ssize_t kc_targets_show(char *buf, size_t size);
 bool kc_addr_is_probe(unsigned long addr, u8 *orig_byte);
+int kc_read_original(unsigned long addr, u8 *buf, size_t len);
 unsigned int kc_targets_collect(struct kc_site **pool, unsigned int max);
 unsigned int kc_targets_nr_sites(void);
 
@@ -196,6 +226,8 @@ void kc_site_post_handler(struct kprobe *p, struct pt_regs *regs,
 			  unsigned long flags);
 void kc_marks_expire(void);
 bool kc_task_is_sampled(struct task_struct *task);
+void kc_stall_note_free(unsigned long ptr);
+DECLARE_PER_CPU(int, kc_cpu_reading);
 extern atomic_t kc_windows_open;
 extern atomic_t kc_stalls_in_flight;
 

@@ -58,10 +58,13 @@ int kc_set_enabled(bool on)
 	mutex_lock(&kc_state_lock);
 	if (on != kc_settings.enabled) {
 		WRITE_ONCE(kc_settings.enabled, on);
-		if (on)
+		if (on) {
+			kc_filters_start();
 			kc_sampler_start();
-		else
+		} else {
 			kc_sampler_stop();
+			kc_filters_stop();
+		}
 	}
 	mutex_unlock(&kc_state_lock);
 	return 0;
@@ -83,6 +86,9 @@ static int __init kcollider_init(void)
 	ret = kc_report_init();
 	if (ret)
 		goto err_watch;
+	ret = kc_filters_init();
+	if (ret)
+		goto err_report;
 	kc_stall_init();
 	kc_sampler_init();
 	ret = kc_targets_init(targets);
@@ -115,6 +121,7 @@ static void __exit kcollider_exit(void)
 	kc_targets_exit();
 	kc_sampler_exit();
 	kc_stall_exit();
+	kc_filters_exit();
 	kc_report_exit();
 	kc_watch_exit();
 	pr_info("unloaded\n");

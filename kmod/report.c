@@ -171,6 +171,10 @@ void kc_decode_racer(struct kc_side *a)
 	}
 	a->op = last.op;
 	a->locked = !!(last.flags & KC_INSN_ATOMIC);
+	a->has_imm = last.has_imm;
+	a->imm = last.imm;
+	a->insn_len = last.length;
+	a->dest_reg = 0xff;
 out:
 	kvfree(code);
 }
@@ -296,7 +300,8 @@ static void kc_out_header(const struct kc_report *r)
 		kc_out("%s%s / %s\n\n", KC_REPORT_TITLE, fa, fb);
 }
 
-static void kc_out_tool_lines(const struct kc_report *r, u64 seq)
+static void kc_out_tool_lines(const struct kc_report *r, u64 seq,
+			      int filter)
 {
 	const struct kc_side *s = &r->sampled, *x = &r->racer;
 
@@ -327,7 +332,13 @@ static void kc_out_tool_lines(const struct kc_report *r, u64 seq)
 		kc_out(" racer=%s racer_irqs=%s", kc_ctx_names[x->ctx],
 		       x->irqs_on ? "on" : "off");
 	kc_out("\n");
-	kc_out("%s%s: harmful\n", KC_REPORT_TOOL_LINE, KC_REPORT_KEY_CLASS);
+	if (filter >= 0)
+		kc_out("%s%s: benign filter=%s\n", KC_REPORT_TOOL_LINE,
+		       KC_REPORT_KEY_CLASS, kc_filter_names[filter]);
+	else
+		kc_out("%s%s: harmful%s\n", KC_REPORT_TOOL_LINE,
+		       KC_REPORT_KEY_CLASS,
+		       r->idempotent ? " idempotent=1" : "");
 	kc_out("%s%s: %llu\n", KC_REPORT_TOOL_LINE, KC_REPORT_KEY_SEQ, seq);
 }
 
@@ -478,12 +489,30 @@ static void kc_print(void)
 	spin_unlock_irqrestore(&kc_print_lock, flags);
 }
 
+/* A benign race, by default: one line, counted, in dmesg and the log. */
+static void kc_out_benign_line(const struct kc_report *r, int filter, u64 seq)
+{
+	char fa[KSYM_NAME_LEN + 64], fb[KSYM_NAME_LEN + 64];
+
+	kc_func_name(r->sampled.ip, fa);
+	if (r->has_racer)
+		kc_func_name(r->racer.ip, fb);
+	else
+		strscpy(fb, "unknown", sizeof(fb));
+	kc_out("%sbenign: filter=%s sampled=%s racer=%s addr=0x%lx seq=%llu\n",
+	       KC_REPORT_TOOL_LINE, kc_filter_names[filter], fa, fb, r->addr,
+	       seq);
+}
+
 static void kc_report_one(struct kc_report *r)
 {
+	int filter;
 	u64 seq;
 
 	if (r->has_racer)
 		kc_decode_racer(&r->racer);
+	/* before dedup: the counter history must see every race */
+	filter = kc_filters_classify(r);
 	if (kc_dedup_suppress(r->sampled.ip, r->has_racer ? r->racer.ip : 0)) {
 		atomic_long_inc(&kc_stats.reports_suppressed);
 		return;
@@ -495,6 +524,15 @@ static void kc_report_one(struct kc_report *r)
 	mutex_unlock(&kc_log_lock);
 
 	kc_text_len = 0;
+	if (filter >= 0) {
+		atomic_long_inc(&kc_filter_hits[filter]);
+		if (!READ_ONCE(kc_benign_full)) {
+			kc_out_benign_line(r, filter, seq);
+			kc_print();
+			kc_log_append(seq);
+			return;
+		}
+	}
 	kc_out_header(r);
 	if (r->has_racer)
 		kc_out_access(r, &r->racer, false);
@@ -502,7 +540,7 @@ static void kc_report_one(struct kc_report *r)
 	if (r->value_changed)
 		kc_out("%s0x%0*llx -> 0x%0*llx\n\n", KC_REPORT_VALUE,
 		       r->size * 2, r->old_value, r->size * 2, r->new_value);
-	kc_out_tool_lines(r, seq);
+	kc_out_tool_lines(r, seq, filter);
 	kc_out_object(r);
 	kc_out("\n%s\n", KC_REPORT_FOOTER);
 	kc_out("CPU: %d PID: %d Comm: %s %s\n", r->sampled.cpu, r->sampled.pid,

@@ -50,6 +50,9 @@ struct kc_sample {
 	unsigned long preempt;
 	bool irqs_on;
 	int cpu;
+	unsigned long obj_start;	/* slab object watched, or 0 */
+	unsigned int obj_size;
+	atomic_t freed;
 };
 
 static struct kc_mark kc_marks[KC_NR_MARKS];
@@ -118,6 +121,21 @@ bool kc_task_is_sampled(struct task_struct *task)
 		    READ_ONCE(kc_samples[i].task) == task)
 			return true;
 	return false;
+}
+
+/* kfree()/kmem_cache_free() of a watched object, NMI-like context. */
+void kc_stall_note_free(unsigned long ptr)
+{
+	int i;
+
+	for (i = 0; i < KC_MAX_SLOTS; i++) {
+		struct kc_sample *s = &kc_samples[i];
+		unsigned long start = READ_ONCE(s->obj_start);
+
+		if (start && ptr >= start && ptr < start + s->obj_size &&
+		    atomic_read(&s->busy))
+			atomic_set(&s->freed, 1);
+	}
 }
 
 /* Two windows on one address would catch each other's value reads. */
@@ -332,12 +350,19 @@ static bool kc_can_sleep(void)
 	       !pagefault_disabled();
 }
 
+/* Set while this CPU reads a watched value: its own trap is no race. */
+DEFINE_PER_CPU(int, kc_cpu_reading);
+
 static u64 kc_read_value(unsigned long addr, unsigned int size)
 {
 	u64 v = 0;
 
+	get_cpu();
+	this_cpu_write(kc_cpu_reading, 1);
 	if (copy_from_kernel_nofault(&v, (void *)addr, size))
-		return 0;
+		v = 0;
+	this_cpu_write(kc_cpu_reading, 0);
+	put_cpu();
 	return v;
 }
 
@@ -383,6 +408,10 @@ static void kc_fill_sampled(struct kc_sample *s, struct pt_regs *regs,
 	a->access = s->site->insn.mem[0].access;
 	a->size = s->size;
 	a->op = s->site->insn.op;
+	a->has_imm = s->site->insn.has_imm;
+	a->imm = s->site->insn.imm;
+	a->insn_len = s->site->insn.length;
+	a->dest_reg = a->access == KC_ACC_READ ? s->site->insn.reg : 0xff;
 	kc_unwind_regs(regs, a);
 }
 
@@ -399,23 +428,33 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 	r.watch_rw = writes;
 	r.window_us = us;
 	r.online_cpus = num_online_cpus();
-	r.old_value = kc_read_value(s->addr, s->size);
+	/* while the object is surely alive; frees during the window are seen */
+	kc_report_describe_object(&r);
+	atomic_set(&s->freed, 0);
+	s->obj_size = max(r.obj_size, 1U);
+	WRITE_ONCE(s->obj_start, r.obj_kind == KC_OBJ_SLAB ? r.obj_start : 0);
 
 	if (!sleep)
 		this_cpu_write(kc_cpu_busy, 1);
 	r.armed_cpus = kc_watch_arm(s->slot, s->addr, s->size, writes);
+	/* after arming: a write between the read and the watch is caught */
+	r.old_value = kc_read_value(s->addr, s->size);
 	kc_wait_window(s->slot, sleep, us);
 	kc_watch_disarm(s->slot);
 	if (!sleep)
 		this_cpu_write(kc_cpu_busy, 0);
 
+	WRITE_ONCE(s->obj_start, 0);
+	if (atomic_read(&s->freed) && kc_filter_memory_reuse_on()) {
+		atomic_long_inc(&kc_filter_hits[KC_FILTER_MEMORY_REUSE]);
+		return;
+	}
 	r.new_value = kc_read_value(s->addr, s->size);
 	r.value_changed = r.old_value != r.new_value;
 	r.has_racer = kc_watch_take_trap(s->slot, &r.racer);
 	if (!r.has_racer && !r.value_changed)
 		return;
 	kc_fill_sampled(s, regs, &r.sampled);
-	kc_report_describe_object(&r);
 	kc_report_submit(&r);
 }
 

@@ -104,6 +104,92 @@ static ssize_t sample_percpu_store(struct kobject *kobj,
 	return count;
 }
 
+static ssize_t kc_bool_store(bool *value, const char *buf, size_t count)
+{
+	bool on;
+	int ret;
+
+	ret = kc_parse_bool(buf, count, &on);
+	if (ret)
+		return ret;
+	WRITE_ONCE(*value, on);
+	return count;
+}
+
+static ssize_t strict_show(struct kobject *kobj, struct kobj_attribute *attr,
+			   char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(kc_filters_strict));
+}
+
+static ssize_t strict_store(struct kobject *kobj, struct kobj_attribute *attr,
+			    const char *buf, size_t count)
+{
+	return kc_bool_store(&kc_filters_strict, buf, count);
+}
+
+static ssize_t benign_full_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(kc_benign_full));
+}
+
+static ssize_t benign_full_store(struct kobject *kobj,
+				 struct kobj_attribute *attr,
+				 const char *buf, size_t count)
+{
+	return kc_bool_store(&kc_benign_full, buf, count);
+}
+
+static ssize_t filters_show(struct kobject *kobj, struct kobj_attribute *attr,
+			    char *buf)
+{
+	ssize_t n = 0;
+	int i;
+
+	for (i = 0; i < KC_NR_FILTERS; i++)
+		n += sysfs_emit_at(buf, n, "%s %s\n", kc_filter_names[i],
+				   READ_ONCE(kc_filter_enabled[i]) ? "on" : "off");
+	return n;
+}
+
+/* "NAME=on" or "NAME=off", one filter per write. */
+static ssize_t filters_store(struct kobject *kobj, struct kobj_attribute *attr,
+			     const char *buf, size_t count)
+{
+	const char *eq = memchr(buf, '=', count);
+	size_t len;
+	bool on;
+	int i;
+
+	if (!eq || kc_parse_bool(eq + 1, count - (eq + 1 - buf), &on))
+		return -EINVAL;
+	len = eq - buf;
+	for (i = 0; i < KC_NR_FILTERS; i++) {
+		if (strlen(kc_filter_names[i]) == len &&
+		    !memcmp(kc_filter_names[i], buf, len)) {
+			WRITE_ONCE(kc_filter_enabled[i], on);
+			return count;
+		}
+	}
+	return -EINVAL;
+}
+
+static ssize_t suppress_show(struct kobject *kobj, struct kobj_attribute *attr,
+			     char *buf)
+{
+	return kc_suppress_show(buf, PAGE_SIZE);
+}
+
+static ssize_t suppress_store(struct kobject *kobj,
+			      struct kobj_attribute *attr, const char *buf,
+			      size_t count)
+{
+	int ret = kc_suppress_write(buf, count);
+
+	return ret ? ret : count;
+}
+
 static ssize_t targets_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
 {
@@ -155,6 +241,10 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 		       atomic_long_read(&s->dr_repaired),
 		       atomic_long_read(&s->late_traps),
 		       atomic_long_read(&s->sites_refused));
+	for (i = 0; i < KC_NR_FILTERS; i++)
+		n += sysfs_emit_at(buf, n, "benign_%s %ld\n",
+				   kc_filter_names[i],
+				   atomic_long_read(&kc_filter_hits[i]));
 	for (i = 0; i < KC_NR_SKIPS; i++)
 		n += sysfs_emit_at(buf, n, "skipped_%s %ld\n", kc_skip_names[i],
 				   atomic_long_read(&s->skipped[i]));
@@ -167,6 +257,10 @@ static struct kobj_attribute sample_percpu_attr = __ATTR_RW(sample_percpu);
 static struct kobj_attribute watch_slots_attr = __ATTR_RO(watch_slots);
 static struct kobj_attribute version_attr = __ATTR_RO(version);
 static struct kobj_attribute stats_attr = __ATTR_RO(stats);
+static struct kobj_attribute strict_attr = __ATTR_RW(strict);
+static struct kobj_attribute benign_full_attr = __ATTR_RW(benign_full);
+static struct kobj_attribute filters_attr = __ATTR_RW(filters);
+static struct kobj_attribute suppress_attr = __ATTR_RW(suppress);
 
 static struct attribute *kc_attrs[] = {
 	&enabled_attr.attr,
@@ -181,6 +275,10 @@ static struct attribute *kc_attrs[] = {
 	&watch_slots_attr.attr,
 	&version_attr.attr,
 	&stats_attr.attr,
+	&strict_attr.attr,
+	&benign_full_attr.attr,
+	&filters_attr.attr,
+	&suppress_attr.attr,
 	NULL,
 };
 

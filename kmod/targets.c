@@ -108,6 +108,17 @@ static int kc_read_text(unsigned long addr, u8 *buf, size_t len)
 	return 0;
 }
 
+/* For the worker: original bytes, under the lock that guards the sites. */
+int kc_read_original(unsigned long addr, u8 *buf, size_t len)
+{
+	int ret;
+
+	mutex_lock(&kc_state_lock);
+	ret = kc_read_text(addr, buf, len);
+	mutex_unlock(&kc_state_lock);
+	return ret;
+}
+
 static int kc_site_register(struct kc_site *site, unsigned long addr,
 			    const struct kc_insn *insn)
 {

@@ -425,8 +425,8 @@ static void kc_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 		return;
 	}
 	/* A stalled thread's own task-context accesses are the detector's. */
-	if (!(pc & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)) &&
-	    kc_task_is_sampled(current))
+	if ((!(pc & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)) &&
+	     kc_task_is_sampled(current)) || this_cpu_read(kc_cpu_reading))
 		return;
 	n = atomic_inc_return(&slot->nr_traps) - 1;
 	if (n >= KC_MAX_TRAPS)

@@ -54,7 +54,13 @@
  *   "kcollider: racer: unknown".
  * - object: "global sym=<symbol>+0xoff/0xsize", "slab cache=<name>
  *   start=0x... offset=<n> size=<n>", "stack", or "unknown".
- * - class: "harmful", or "benign filter=<name>".
+ * - class: "harmful" (with " idempotent=1" when the racer wrote the value
+ *   that was already there: marked, never pruned), or "benign
+ *   filter=<name>" (filters: locked-racer, lossy-counter, other-bits,
+ *   suppressed) when benign races are printed in full.
+ * - By default a benign race is not a report but one line of its own,
+ *   outside any report: "kcollider: benign: filter=<name> sampled=<func>
+ *   racer=<func|unknown> addr=0x... seq=<n>".
  * - sym= is "func+0xoff/0xsize" (no module); mod= follows for module code
  *   and is absent for the kernel image. Values never contain spaces.
  */

@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The benign-race filters: which reported races are benign, and why.
+ *
+ * DataCollider found about 90% of raw reports benign, half of them lossy
+ * statistics counters. Each filter here recognizes one such pattern from
+ * the report's facts (decoded instructions, values, symbols) and names
+ * itself in the report's class line; none may hide the real bugs that look
+ * alike (a reference count, a lost flag update). Every filter can be
+ * switched off, and "strict" switches them all off.
+ *
+ * Memory reuse is different: a watch on memory freed while the window was
+ * open is dropped before it becomes a report (the LARD lesson), so it is
+ * decided in the stall, from kfree()/kmem_cache_free() hooks.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ctype.h>
+#include <linux/hash.h>
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include <kcollider/parse.h>
+#include "kcollider.h"
+
+#define KC_HISTORY_SLOTS	256
+#define KC_SUPPRESS_MAX		32
+#define KC_CONSUMER_WINDOW	8	/* instructions searched for a test */
+
+const char * const kc_filter_names[KC_NR_FILTERS] = {
+	[KC_FILTER_LOCKED_RACER] = "locked-racer",
+	[KC_FILTER_LOSSY_COUNTER] = "lossy-counter",
+	[KC_FILTER_OTHER_BITS] = "other-bits",
+	[KC_FILTER_SUPPRESSED] = "suppressed",
+	[KC_FILTER_MEMORY_REUSE] = "memory-reuse",
+};
+
+bool kc_filter_enabled[KC_NR_FILTERS] = { true, true, true, true, true };
+bool kc_filters_strict;
+bool kc_benign_full;
+atomic_long_t kc_filter_hits[KC_NR_FILTERS];
+
+/* ---- lossy counters: per-site history of racing with a decrement ---- */
+
+struct kc_counter_history {
+	unsigned long ip;
+	bool decremented;
+};
+
+static struct kc_counter_history kc_history[KC_HISTORY_SLOTS];
+
+static struct kc_counter_history *kc_history_slot(unsigned long ip)
+{
+	unsigned int h = hash_long(ip, 8), i;
+
+	for (i = 0; i < 8; i++) {
+		struct kc_counter_history *e = &kc_history[(h + i) %
+							   KC_HISTORY_SLOTS];
+
+		if (e->ip == ip || !e->ip) {
+			e->ip = ip;
+			return e;
+		}
+	}
+	/* full around here: reuse, forgetting the oldest neighbour */
+	kc_history[h].ip = ip;
+	kc_history[h].decremented = false;
+	return &kc_history[h];
+}
+
+static int kc_counter_step(const struct kc_side *a)
+{
+	if (a->op == KC_OP_INC)
+		return 1;
+	if (a->op == KC_OP_DEC)
+		return -1;
+	if (!a->has_imm || !a->imm)
+		return 0;
+	if (a->op == KC_OP_ADD)
+		return a->imm > 0 ? 1 : -1;
+	if (a->op == KC_OP_SUB)
+		return a->imm < 0 ? 1 : -1;
+	return 0;
+}
+
+/* Went up, by a small step, or did not visibly change. */
+static bool kc_value_went_up(const struct kc_report *r)
+{
+	u64 mask = r->size >= 8 ? ~0ULL : (1ULL << (r->size * 8)) - 1;
+	u64 delta = (r->new_value - r->old_value) & mask;
+
+	return !r->value_changed || (delta && delta <= 1024);
+}
+
+static bool kc_is_lossy_counter(const struct kc_report *r)
+{
+	int a = kc_counter_step(&r->sampled), b = kc_counter_step(&r->racer);
+	struct kc_counter_history *ha, *hb;
+
+	if (!a || !b)
+		return false;
+	ha = kc_history_slot(r->sampled.ip);
+	hb = kc_history_slot(r->racer.ip);
+	/* a count that also goes down is a reference count, forever */
+	if (a < 0 || b < 0) {
+		ha->decremented = true;
+		hb->decremented = true;
+		return false;
+	}
+	return !ha->decremented && !hb->decremented && kc_value_went_up(r);
+}
+
+/* ---- other bits: a test of bits the racing RMW did not change ---- */
+
+static u64 kc_size_mask(unsigned int size)
+{
+	return size >= 8 ? ~0ULL : (1ULL << (size * 8)) - 1;
+}
+
+/* Bits the racer's read-modify-write can change; 0 when it cannot tell. */
+static u64 kc_rmw_mask(const struct kc_side *a, unsigned int size)
+{
+	if (!a->has_imm || a->access != KC_ACC_RW)
+		return 0;
+	switch (a->op) {
+	case KC_OP_OR:
+	case KC_OP_XOR:
+		return (u64)a->imm & kc_size_mask(size);
+	case KC_OP_AND:
+		return ~(u64)a->imm & kc_size_mask(size);
+	case KC_OP_BTS:
+	case KC_OP_BTR:
+	case KC_OP_BTC:
+		return 1ULL << (a->imm & 63);
+	default:
+		return 0;
+	}
+}
+
+static unsigned int kc_rm_reg(const struct kc_insn *insn)
+{
+	return (insn->modrm & 7) | ((insn->rex & 1) << 3);
+}
+
+/* A register-only test/and/bt of @reg with an immediate: its mask. */
+static bool kc_insn_tests_reg(const struct kc_insn *insn, unsigned int reg,
+			      u64 *mask)
+{
+	bool short_form = !insn->has_modrm && insn->map == 0 &&
+			  (insn->opcode == 0xa8 || insn->opcode == 0xa9);
+
+	if (!insn->has_imm || (insn->flags & KC_INSN_MEM))
+		return false;
+	if (short_form ? reg != KC_REG_RAX :
+	    (!insn->has_modrm || (insn->modrm >> 6) != 3 ||
+	     kc_rm_reg(insn) != reg))
+		return false;
+	switch (insn->op) {
+	case KC_OP_TEST:
+	case KC_OP_AND:
+		*mask = (u64)insn->imm;
+		return true;
+	case KC_OP_BT:
+		*mask = 1ULL << (insn->imm & 63);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* "shr/sar/shl $n, reg" (or by 1) of @reg: the shift, right positive. */
+static bool kc_insn_shifts_reg(const struct kc_insn *insn, unsigned int reg,
+			       int *shift)
+{
+	unsigned int digit = (insn->modrm >> 3) & 7;
+	int n;
+
+	if (insn->op != KC_OP_SHIFT || insn->map != 0 || !insn->has_modrm ||
+	    (insn->modrm >> 6) != 3 || kc_rm_reg(insn) != reg)
+		return false;
+	if (insn->opcode == 0xc1 && insn->has_imm)
+		n = insn->imm & 63;
+	else if (insn->opcode == 0xd1)
+		n = 1;
+	else
+		return false;
+	if (digit == 5 || digit == 7)		/* shr, sar */
+		*shift += n;
+	else if (digit == 4)			/* shl */
+		*shift -= n;
+	else
+		return false;
+	return true;
+}
+
+/*
+ * Which bits the sampled read's consumer looks at: the read itself when it
+ * is "test $imm, mem" or "bt $imm, mem", else what the instructions after a
+ * load do with the loaded register: shifts by a constant, then a
+ * test/and/bt with an immediate. Anything else: unknown (0).
+ */
+static u64 kc_consumer_mask(const struct kc_side *s, unsigned long next)
+{
+	u8 code[KC_CONSUMER_WINDOW * KC_INSN_MAX_LEN];
+	struct kc_insn insn;
+	unsigned int off = 0, i;
+	int shift = 0;
+	u64 mask;
+
+	if (s->op == KC_OP_TEST && s->has_imm)
+		return (u64)s->imm;
+	if (s->op == KC_OP_BT && s->has_imm)
+		return 1ULL << (s->imm & 63);
+	if (s->op != KC_OP_MOV || s->dest_reg >= 16)
+		return 0;
+	if (kc_read_original(next, code, sizeof(code)))
+		return 0;
+	for (i = 0; i < KC_CONSUMER_WINDOW; i++, off += insn.length) {
+		if (kc_decode(code + off, sizeof(code) - off, &insn))
+			return 0;
+		if (kc_insn_shifts_reg(&insn, s->dest_reg, &shift)) {
+			if (shift < 0 || shift > 63)
+				return 0;
+			continue;
+		}
+		if (kc_insn_tests_reg(&insn, s->dest_reg, &mask))
+			return shift >= 0 ? mask << shift : 0;
+		/* any other instruction naming the register: give up */
+		if ((insn.has_modrm && (insn.reg == s->dest_reg ||
+					kc_rm_reg(&insn) == s->dest_reg)) ||
+		    (insn.flags & KC_INSN_BRANCH))
+			return 0;
+	}
+	return 0;
+}
+
+static bool kc_is_other_bits(const struct kc_report *r)
+{
+	u64 changed, tested;
+
+	/* two-sided: only against a read-modify-write; one-sided: values */
+	if (r->sampled.access != KC_ACC_READ ||
+	    (r->has_racer && r->racer.access != KC_ACC_RW))
+		return false;
+	changed = r->has_racer ? kc_rmw_mask(&r->racer, r->size) : 0;
+	if (r->value_changed)
+		changed |= (r->old_value ^ r->new_value) & kc_size_mask(r->size);
+	if (!changed)
+		return false;
+	tested = kc_consumer_mask(&r->sampled, r->sampled.ip +
+				  r->sampled.insn_len);
+	return tested && !(tested & changed);
+}
+
+/* ---- racy-by-design variables and functions ---- */
+
+struct kc_suppression {
+	char name[KSYM_NAME_LEN];
+	atomic_long_t hits;
+};
+
+static struct kc_suppression kc_suppress[KC_SUPPRESS_MAX];
+static unsigned int kc_nr_suppress;
+static DEFINE_MUTEX(kc_suppress_lock);
+
+static const char * const kc_suppress_defaults[] = {
+	"jiffies", "jiffies_64", NULL,
+};
+
+static void kc_symbol_name(unsigned long addr, char *buf)
+{
+	char *end;
+
+	sprint_symbol_no_offset(buf, addr);
+	end = strpbrk(buf, " +");
+	if (end)
+		*end = '\0';
+}
+
+static bool kc_suppressed_name(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < kc_nr_suppress; i++) {
+		if (!strcmp(kc_suppress[i].name, name)) {
+			atomic_long_inc(&kc_suppress[i].hits);
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool kc_is_suppressed(const struct kc_report *r)
+{
+	char name[KSYM_SYMBOL_LEN];
+	bool hit = false;
+
+	mutex_lock(&kc_suppress_lock);
+	if (r->obj_kind == KC_OBJ_GLOBAL) {
+		kc_symbol_name(r->addr, name);
+		hit = kc_suppressed_name(name);
+	}
+	if (!hit) {
+		kc_symbol_name(r->sampled.ip, name);
+		hit = kc_suppressed_name(name);
+	}
+	if (!hit && r->has_racer) {
+		kc_symbol_name(r->racer.ip, name);
+		hit = kc_suppressed_name(name);
+	}
+	mutex_unlock(&kc_suppress_lock);
+	return hit;
+}
+
+static bool kc_suppress_name_valid(const char *name)
+{
+	const char *c;
+
+	if (!*name || strlen(name) >= KSYM_NAME_LEN)
+		return false;
+	for (c = name; *c; c++)
+		if (!isalnum(*c) && *c != '_' && *c != '.')
+			return false;
+	return true;
+}
+
+/* "+name" or "name" adds, "-name" removes, "clear" empties. */
+int kc_suppress_write(const char *buf, size_t len)
+{
+	char tok[KSYM_NAME_LEN + 2];
+	const char *name;
+	unsigned int i;
+	int ret = 0;
+
+	len = kc_parse_strip_len(buf, len);
+	if (!len || len >= sizeof(tok) || memchr(buf, '\n', len))
+		return -EINVAL;
+	memcpy(tok, buf, len);
+	tok[len] = '\0';
+	name = tok[0] == '+' || tok[0] == '-' ? tok + 1 : tok;
+	if (strcmp(tok, "clear") && !kc_suppress_name_valid(name))
+		return -EINVAL;
+
+	mutex_lock(&kc_suppress_lock);
+	if (!strcmp(tok, "clear")) {
+		kc_nr_suppress = 0;
+	} else if (tok[0] == '-') {
+		for (i = 0; i < kc_nr_suppress; i++)
+			if (!strcmp(kc_suppress[i].name, name))
+				break;
+		if (i == kc_nr_suppress)
+			ret = -ENOENT;
+		for (; i + 1 < kc_nr_suppress; i++) {
+			strscpy(kc_suppress[i].name, kc_suppress[i + 1].name,
+				KSYM_NAME_LEN);
+			atomic_long_set(&kc_suppress[i].hits,
+					atomic_long_read(&kc_suppress[i + 1].hits));
+		}
+		if (!ret)
+			kc_nr_suppress--;
+	} else {
+		for (i = 0; i < kc_nr_suppress; i++)
+			if (!strcmp(kc_suppress[i].name, name))
+				break;
+		if (i == kc_nr_suppress) {
+			if (kc_nr_suppress == KC_SUPPRESS_MAX) {
+				ret = -ENOSPC;
+			} else {
+				strscpy(kc_suppress[i].name, name,
+					KSYM_NAME_LEN);
+				atomic_long_set(&kc_suppress[i].hits, 0);
+				kc_nr_suppress++;
+			}
+		}
+	}
+	mutex_unlock(&kc_suppress_lock);
+	return ret;
+}
+
+ssize_t kc_suppress_show(char *buf, size_t size)
+{
+	unsigned int i;
+	ssize_t n = 0;
+
+	mutex_lock(&kc_suppress_lock);
+	for (i = 0; i < kc_nr_suppress; i++)
+		n += scnprintf(buf + n, size - n, "%s %ld\n",
+			       kc_suppress[i].name,
+			       atomic_long_read(&kc_suppress[i].hits));
+	mutex_unlock(&kc_suppress_lock);
+	return n;
+}
+
+static bool kc_filter_on(enum kc_filter f)
+{
+	return !READ_ONCE(kc_filters_strict) && READ_ONCE(kc_filter_enabled[f]);
+}
+
+/*
+ * The worker's verdict on a report: the benign filter that matched, or -1
+ * for harmful. Sets r->idempotent (marked, never pruned: DataCollider's
+ * idempotent writes led to real bugs).
+ */
+int kc_filters_classify(struct kc_report *r)
+{
+	/* plain stores only: an RMW that changed nothing can still lose one */
+	r->idempotent = r->has_racer && !r->value_changed &&
+			r->racer.access == KC_ACC_WRITE &&
+			r->sampled.access == KC_ACC_WRITE;
+	if (kc_filter_on(KC_FILTER_SUPPRESSED) && kc_is_suppressed(r))
+		return KC_FILTER_SUPPRESSED;
+	if (kc_filter_on(KC_FILTER_OTHER_BITS) && kc_is_other_bits(r))
+		return KC_FILTER_OTHER_BITS;
+	if (!r->has_racer)
+		return -1;
+	/* a plain load racing a LOCK'd RMW reads the old or the new value */
+	if (kc_filter_on(KC_FILTER_LOCKED_RACER) && r->racer.locked &&
+	    r->sampled.access == KC_ACC_READ)
+		return KC_FILTER_LOCKED_RACER;
+	if (kc_filter_on(KC_FILTER_LOSSY_COUNTER) && kc_is_lossy_counter(r))
+		return KC_FILTER_LOSSY_COUNTER;
+	return -1;
+}
+
+/* ---- memory reuse: frees of watched objects, seen while it is open ---- */
+
+static int kc_free_hook(unsigned long ptr)
+{
+	if (atomic_read(&kc_windows_open))
+		kc_stall_note_free(ptr);
+	return 0;
+}
+
+static int kc_kfree_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	return kc_free_hook(regs->di);
+}
+
+static int kc_cache_free_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	return kc_free_hook(regs->si);
+}
+
+static struct kprobe kc_free_probes[] = {
+	{ .symbol_name = "kfree", .pre_handler = kc_kfree_pre },
+	{ .symbol_name = "kmem_cache_free", .pre_handler = kc_cache_free_pre },
+};
+
+static bool kc_free_probes_on;
+static bool kc_free_probe_registered[ARRAY_SIZE(kc_free_probes)];
+
+/* Hooked only while sampling (ftrace-based probes: cheap, but not free). */
+void kc_filters_start(void)
+{
+	unsigned int i;
+
+	if (kc_free_probes_on)
+		return;
+	for (i = 0; i < ARRAY_SIZE(kc_free_probes); i++) {
+		struct kprobe *p = &kc_free_probes[i];
+
+		p->addr = NULL;
+		p->flags = 0;
+		kc_free_probe_registered[i] = !register_kprobe(p);
+		if (!kc_free_probe_registered[i])
+			pr_warn("cannot hook %s: memory reuse goes unseen\n",
+				p->symbol_name);
+	}
+	kc_free_probes_on = true;
+}
+
+void kc_filters_stop(void)
+{
+	unsigned int i;
+
+	if (!kc_free_probes_on)
+		return;
+	for (i = 0; i < ARRAY_SIZE(kc_free_probes); i++)
+		if (kc_free_probe_registered[i])
+			unregister_kprobe(&kc_free_probes[i]);
+	memset(kc_free_probe_registered, 0, sizeof(kc_free_probe_registered));
+	kc_free_probes_on = false;
+}
+
+bool kc_filter_memory_reuse_on(void)
+{
+	return kc_filter_on(KC_FILTER_MEMORY_REUSE);
+}
+
+int kc_filters_init(void)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; kc_suppress_defaults[i]; i++) {
+		ret = kc_suppress_write(kc_suppress_defaults[i],
+					strlen(kc_suppress_defaults[i]));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+void kc_filters_exit(void)
+{
+	kc_filters_stop();
+}

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * In-VM: the benign-race filters against the planted B, R and N scenarios.
+ * A benign race is a one-line "kcollider: benign: filter=NAME ..." record by
+ * default; switching its filter off (or strict mode) turns it back into a
+ * full report; the real bugs that look alike (R1, R12) stay harmful.
+ */
+#include "kselftest_harness.h"
+#include "vm_util.h"
+
+#define PLANTED_RUN	"/sys/kernel/debug/kc_planted/run"
+#define REPORTS		"/sys/kernel/debug/kcollider/reports"
+#define LOG_SIZE	(1 << 20)
+
+static char *log_buf;
+
+static const char *planted_path(void)
+{
+	const char *p = getenv("KC_PLANTED");
+
+	return p ? p : "selftests/planted/kc_planted.ko";
+}
+
+static const char *read_log(void)
+{
+	if (!log_buf)
+		log_buf = malloc(LOG_SIZE);
+	if (!log_buf || kc_read_file(REPORTS, log_buf, LOG_SIZE) < 0)
+		return "";
+	return log_buf;
+}
+
+static int run_scenario(const char *name, int ms)
+{
+	char cmd[64];
+
+	snprintf(cmd, sizeof(cmd), "%s %d\n", name, ms);
+	return kc_write_file(PLANTED_RUN, cmd);
+}
+
+/* Run @scenario in 2 s slices until @needle is logged or @budget_s pass. */
+static bool run_until(const char *scenario, const char *needle, int budget_s)
+{
+	int t;
+
+	for (t = 0; t < budget_s; t += 2) {
+		if (run_scenario(scenario, 2000))
+			return false;
+		if (strstr(read_log(), needle))
+			return true;
+	}
+	return false;
+}
+
+FIXTURE(filters) {
+	int unused;
+};
+
+FIXTURE_SETUP(filters)
+{
+	if (!kc_in_vm())
+		SKIP(return, "not inside the kcollider test VM");
+	ASSERT_EQ(0, kc_load_module(kc_module_path(), NULL))
+		TH_LOG("load kcollider: %s", strerror(errno));
+	if (kc_load_module(planted_path(), NULL) && errno != EEXIST)
+		ASSERT_TRUE(false) TH_LOG("load kc_planted: %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(filters)
+{
+	if (!kc_in_vm())
+		return;
+	kc_write_attr("enabled", "0");
+	kc_unload_module("kcollider");
+	kc_unload_module("kc_planted");
+}
+
+static int start(const char *targets)
+{
+	int ret = kc_write_attr("targets", targets);
+
+	return ret ? ret : kc_write_attr("enabled", "1");
+}
+
+TEST_F_TIMEOUT(filters, b1_increment_only_counter_is_benign_lossy_counter, 120)
+{
+	ASSERT_EQ(0, start("kc_planted:kc_b1_stat_inc"));
+	ASSERT_TRUE(run_until("b1", "kcollider: benign: filter=lossy-counter "
+			      "sampled=kc_b1_stat_inc racer=kc_b1_stat_inc", 30))
+		TH_LOG("%.2000s", read_log());
+	ASSERT_EQ(NULL, strstr(read_log(), "BUG: KCOLLIDER"))
+		TH_LOG("%.2000s", read_log());
+	ASSERT_GE(kc_stat("benign_lossy-counter"), 1);
+}
+
+TEST_F_TIMEOUT(filters, r1_inc_and_dec_counter_stays_harmful, 120)
+{
+	ASSERT_EQ(0, start("kc_planted:kc_r1_inc,kc_planted:kc_r1_dec"));
+	ASSERT_TRUE(run_until("r1", "data-race in kc_r1_dec / kc_r1_inc", 30))
+		TH_LOG("%.2000s", read_log());
+	ASSERT_NE(NULL, strstr(read_log(), "kcollider: class: harmful"));
+	ASSERT_EQ(NULL, strstr(read_log(), "filter=lossy-counter"))
+		TH_LOG("%.2000s", read_log());
+}
+
+TEST_F_TIMEOUT(filters, b2_test_of_other_bit_is_benign_other_bits, 120)
+{
+	ASSERT_EQ(0, start("kc_planted:kc_b2_test_bit5"));
+	ASSERT_TRUE(run_until("b2", "kcollider: benign: filter=other-bits "
+			      "sampled=kc_b2_test_bit5 racer=kc_b2_flip_bit0", 30))
+		TH_LOG("%.2000s", read_log());
+	ASSERT_EQ(NULL, strstr(read_log(), "BUG: KCOLLIDER"))
+		TH_LOG("%.2000s", read_log());
+	ASSERT_GE(kc_stat("benign_other-bits"), 1);
+}
+
+TEST_F_TIMEOUT(filters, r12_rmw_of_different_bits_stays_harmful, 120)
+{
+	ASSERT_EQ(0, start("kc_planted:kc_r12_clear_a,kc_planted:kc_r12_set_b"));
+	ASSERT_TRUE(run_until("r12", "data-race in kc_r12_clear_a / kc_r12_set_b",
+			      30))
+		TH_LOG("%.2000s", read_log());
+	ASSERT_NE(NULL, strstr(read_log(), "kcollider: class: harmful"));
+	ASSERT_EQ(NULL, strstr(read_log(), "filter=other-bits"));
+}
+
+TEST_F_TIMEOUT(filters, b3_jiffies_is_suppressed_and_counted, 120)
+{
+	char buf[1024];
+	long hits = 0;
+	char *p;
+
+	ASSERT_EQ(0, start("kc_planted:kc_b3_read_jiffies"));
+	ASSERT_TRUE(run_until("b3", "kcollider: benign: filter=suppressed "
+			      "sampled=kc_b3_read_jiffies", 30))
+		TH_LOG("%.2000s", read_log());
+	ASSERT_EQ(NULL, strstr(read_log(), "BUG: KCOLLIDER"));
+	ASSERT_LT(0, kc_read_attr("suppress", buf, sizeof(buf)));
+	for (p = strtok(buf, "\n"); p; p = strtok(NULL, "\n"))
+		if (!strncmp(p, "jiffies", 7))
+			hits += strtol(strchr(p, ' ') + 1, NULL, 10);
+	ASSERT_GE(hits, 1);
+	ASSERT_GE(kc_stat("benign_suppressed"), 1);
+}
+
+TEST_F_TIMEOUT(filters, r4_same_value_write_marked_idempotent, 120)
+{
+	ASSERT_EQ(0, start("kc_planted:kc_r4_write_a,kc_planted:kc_r4_write_b"));
+	ASSERT_TRUE(run_until("r4", "kcollider: class: harmful idempotent=1", 30))
+		TH_LOG("%.2000s", read_log());
+	ASSERT_NE(NULL, strstr(read_log(), "data-race in kc_r4_write_a / kc_r4_write_b"));
+}
+
+TEST_F_TIMEOUT(filters, n7_freed_and_reused_memory_never_reported, 120)
+{
+	ASSERT_EQ(0, start("kc_planted:kc_n7_use_a,kc_planted:kc_n7_use_b"));
+	ASSERT_EQ(0, run_scenario("n7", 10000));
+	ASSERT_GT(kc_stat("samples"), 0);
+	ASSERT_EQ(NULL, strstr(read_log(), "BUG: KCOLLIDER"))
+		TH_LOG("%.2000s", read_log());
+}
+
+/* Each filter switched off: its benign scenario becomes a full report. */
+struct off_case {
+	const char *switch_attr, *switch_val, *targets, *scenario, *title;
+};
+
+static const struct off_case off_cases[] = {
+	{ "filters", "lossy-counter=off", "kc_planted:kc_b1_stat_inc", "b1",
+	  "data-race in kc_b1_stat_inc / kc_b1_stat_inc" },
+	{ "filters", "other-bits=off", "kc_planted:kc_b2_test_bit5", "b2",
+	  "data-race in kc_b2_flip_bit0 / kc_b2_test_bit5" },
+	{ "filters", "suppressed=off", "kc_planted:kc_b3_read_jiffies", "b3",
+	  "data-race in " },
+	{ "strict", "1", "kc_planted:kc_b1_stat_inc", "b1",
+	  "data-race in kc_b1_stat_inc / kc_b1_stat_inc" },
+	{ "strict", "1", "kc_planted:kc_b2_test_bit5", "b2",
+	  "data-race in kc_b2_flip_bit0 / kc_b2_test_bit5" },
+	{ "strict", "1", "kc_planted:kc_b3_read_jiffies", "b3",
+	  "data-race in " },
+};
+
+TEST_F_TIMEOUT(filters, filter_off_or_strict_gives_full_harmful_reports, 300)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(off_cases); i++) {
+		const struct off_case *c = &off_cases[i];
+
+		ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+		ASSERT_EQ(0, kc_write_attr("targets", "clear"));
+		/* a fresh log: reload the module */
+		ASSERT_EQ(0, kc_unload_module("kcollider"));
+		ASSERT_EQ(0, kc_load_module(kc_module_path(), NULL));
+		ASSERT_EQ(0, kc_write_attr(c->switch_attr, c->switch_val));
+		ASSERT_EQ(0, start(c->targets));
+		ASSERT_TRUE(run_until(c->scenario, c->title, 30))
+			TH_LOG("%s=%s: %.2000s", c->switch_attr, c->switch_val,
+			       read_log());
+		ASSERT_NE(NULL, strstr(read_log(), "kcollider: class: harmful"))
+			TH_LOG("%s=%s", c->switch_attr, c->switch_val);
+		ASSERT_EQ(NULL, strstr(read_log(), "kcollider: benign:"))
+			TH_LOG("%s=%s: %.2000s", c->switch_attr, c->switch_val,
+			       read_log());
+	}
+}
+
+TEST_F_TIMEOUT(filters, benign_full_prints_the_whole_report_with_class, 120)
+{
+	ASSERT_EQ(0, kc_write_attr("benign_full", "1"));
+	ASSERT_EQ(0, start("kc_planted:kc_b1_stat_inc"));
+	ASSERT_TRUE(run_until("b1", "kcollider: class: benign filter=lossy-counter",
+			      30))
+		TH_LOG("%.2000s", read_log());
+	ASSERT_NE(NULL, strstr(read_log(), "BUG: KCOLLIDER: data-race in kc_b1_stat_inc"));
+}
+
+TEST_F(filters, filter_knobs_reject_garbage_and_keep_their_value)
+{
+	static const char * const bad_filters[] = {
+		"lossy-counter", "lossy-counter=maybe", "nosuch=off", "=off",
+		"lossy-counter=off,other-bits=off", "\n", NULL,
+	};
+	static const char * const bad_suppress[] = {
+		"-not_in_list", "bad name", "a;b", "\n", "-", NULL,
+	};
+	char before[1024], after[1024];
+	int i;
+
+	ASSERT_LT(0, kc_read_attr("filters", before, sizeof(before)));
+	ASSERT_NE(NULL, strstr(before, "lossy-counter on\n"));
+	for (i = 0; bad_filters[i]; i++) {
+		ASSERT_EQ(-EINVAL, kc_write_attr("filters", bad_filters[i]))
+			TH_LOG("'%s'", bad_filters[i]);
+		ASSERT_LT(0, kc_read_attr("filters", after, sizeof(after)));
+		ASSERT_STREQ(before, after);
+	}
+	ASSERT_EQ(0, kc_write_attr("filters", "other-bits=off"));
+	ASSERT_LT(0, kc_read_attr("filters", after, sizeof(after)));
+	ASSERT_NE(NULL, strstr(after, "other-bits off\n"));
+
+	ASSERT_LT(0, kc_read_attr("suppress", before, sizeof(before)));
+	ASSERT_NE(NULL, strstr(before, "jiffies 0\n"));
+	for (i = 0; bad_suppress[i]; i++) {
+		ASSERT_NE(0, kc_write_attr("suppress", bad_suppress[i]))
+			TH_LOG("'%s'", bad_suppress[i]);
+		ASSERT_LT(0, kc_read_attr("suppress", after, sizeof(after)));
+		ASSERT_STREQ(before, after);
+	}
+	ASSERT_EQ(0, kc_write_attr("suppress", "my_counter"));
+	ASSERT_LT(0, kc_read_attr("suppress", after, sizeof(after)));
+	ASSERT_NE(NULL, strstr(after, "my_counter 0\n"));
+	ASSERT_EQ(0, kc_write_attr("suppress", "-my_counter"));
+	ASSERT_LT(0, kc_read_attr("suppress", after, sizeof(after)));
+	ASSERT_STREQ(before, after);
+
+	ASSERT_EQ(-EINVAL, kc_write_attr("strict", "very"));
+	ASSERT_EQ(-EINVAL, kc_write_attr("benign_full", "2"));
+}
+
+TEST_HARNESS_MAIN
