@@ -347,19 +347,28 @@ static void kc_r10_producer(void)
 	kc_r10_write_flag(n);
 }
 
-/* while (flag == seen); r = data - bounded, so the thread can stop. */
+/*
+ * while (flag == seen); r = data - bounded, so the thread can stop.
+ * A message-passing reader stores nothing before its loads, so this one
+ * keeps "seen" in a register until after the data load; the full barrier
+ * at entry keeps the harness's own stores (kc_worker_fn's loop) off every
+ * path to the loads. Nothing orders the flag load before the data load
+ * but x86 itself: the races are not triangular.
+ */
 static void kc_r10_consumer(void)
 {
 	static int seen;
-	int i, f = seen;
+	int i, prev = READ_ONCE(seen), f = prev, r;
 
+	smp_mb();
 	/* cpu_relax() clobbers memory: GCC must not hoist the "pure" read */
-	for (i = 0; i < 10000 && f == seen; i++) {
+	for (i = 0; i < 10000 && f == prev; i++) {
 		cpu_relax();
 		f = kc_r10_read_flag();
 	}
-	seen = f;
-	WRITE_ONCE(kc_sink, kc_r10_read_data());
+	r = kc_r10_read_data();
+	WRITE_ONCE(seen, f);
+	WRITE_ONCE(kc_sink, r);
 }
 
 /* ---- R11: 8-byte write vs 2-byte read of its upper half ---- */
