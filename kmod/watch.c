@@ -345,13 +345,23 @@ void kc_watch_release(struct kc_slot *slot)
 	atomic_set_release(&slot->claimed, 0);
 }
 
+/* True when current serves softirqs; PREEMPT_RT counts them per task. */
+static bool kc_serving_softirq(unsigned long pc)
+{
+#ifdef CONFIG_PREEMPT_RT
+	return current->softirq_disable_cnt & SOFTIRQ_OFFSET;
+#else
+	return pc & SOFTIRQ_OFFSET;
+#endif
+}
+
 u8 kc_ctx_of(unsigned long pc)
 {
 	if (pc & NMI_MASK)
 		return KC_CTX_NMI;
 	if (pc & HARDIRQ_MASK)
 		return KC_CTX_HARDIRQ;
-	if (pc & SOFTIRQ_OFFSET)
+	if (kc_serving_softirq(pc))
 		return KC_CTX_SOFTIRQ;
 	return KC_CTX_TASK;
 }
@@ -425,8 +435,8 @@ static void kc_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 		return;
 	}
 	/* A stalled thread's own task-context accesses are the detector's. */
-	if ((!(pc & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET)) &&
-	     kc_task_is_sampled(current)) || this_cpu_read(kc_cpu_reading))
+	if ((kc_ctx_of(pc) == KC_CTX_TASK && kc_task_is_sampled(current)) ||
+	    this_cpu_read(kc_cpu_reading))
 		return;
 	n = atomic_inc_return(&slot->nr_traps) - 1;
 	if (n >= KC_MAX_TRAPS)
