@@ -87,13 +87,17 @@ static int kc_counter_step(const struct kc_side *a)
 	return 0;
 }
 
-/* Went up, by a small step, or did not visibly change. */
+/*
+ * Went up, or did not visibly change. "Small" leaves room for the
+ * thousands of increments a busy counter sees in one window; a pointer
+ * or a reset never looks like that.
+ */
 static bool kc_value_went_up(const struct kc_report *r)
 {
 	u64 mask = r->size >= 8 ? ~0ULL : (1ULL << (r->size * 8)) - 1;
 	u64 delta = (r->new_value - r->old_value) & mask;
 
-	return !r->value_changed || (delta && delta <= 1024);
+	return !r->value_changed || (delta && delta <= (1U << 20));
 }
 
 static bool kc_is_lossy_counter(const struct kc_report *r)

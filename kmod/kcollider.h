@@ -70,6 +70,9 @@ struct kc_stats {
 	atomic_long_t dr_repaired;
 	atomic_long_t late_traps;
 	atomic_long_t sites_refused;
+	atomic_long_t rotations;
+	atomic_long_t rotations_deferred;	/* windows stayed open */
+	atomic_long_t hits_disarmed;		/* int3 of a disarmed site */
 	atomic_long_t skipped[KC_NR_SKIPS];
 };
 

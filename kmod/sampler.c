@@ -44,8 +44,8 @@ static struct delayed_work kc_sampler_work;
 
 static void kc_disarm_site(struct kc_site *site)
 {
+	WRITE_ONCE(site->armed, false);
 	disable_kprobe(&site->kp);
-	site->armed = false;
 }
 
 static void kc_disarm_index(unsigned int i)
@@ -66,8 +66,8 @@ static void kc_arm_random(void)
 		atomic_set(&site->fired, 0);
 		if (enable_kprobe(&site->kp))
 			continue;
-		site->armed = true;
 		site->armed_at = jiffies;
+		WRITE_ONCE(site->armed, true);
 		kc_armed[kc_nr_armed++] = site;
 		return;
 	}
@@ -132,8 +132,12 @@ static void kc_sampler_fn(struct work_struct *work)
 		return;
 	}
 	kc_adjust_goal();
-	if (kc_quiesce_windows())
+	if (kc_quiesce_windows()) {
 		kc_rotate();
+		atomic_long_inc(&kc_stats.rotations);
+	} else {
+		atomic_long_inc(&kc_stats.rotations_deferred);
+	}
 	atomic_set(&kc_rotating, 0);
 	kc_marks_expire();
 	mutex_unlock(&kc_sampler_lock);

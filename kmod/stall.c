@@ -286,6 +286,15 @@ int kc_site_pre_handler(struct kprobe *p, struct pt_regs *regs)
 	/* probes just armed by a rotation in progress fire again after it */
 	if (atomic_read(&kc_rotating))
 		return 0;
+	/*
+	 * An int3 the sampler already took out can still be executed for a
+	 * while (seen under QEMU TCG, thousands of times after the disarm):
+	 * only armed sites sample.
+	 */
+	if (!READ_ONCE(site->armed)) {
+		atomic_long_inc(&kc_stats.hits_disarmed);
+		return 0;
+	}
 	if (atomic_cmpxchg(&site->fired, 0, 1))
 		return 0;
 	atomic_long_inc(&kc_stats.fired);

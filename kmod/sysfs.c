@@ -228,7 +228,8 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 		       "samples %ld\nwatch_full %ld\nwatch_partial %ld\n"
 		       "races %ld\nunknown_origin %ld\nreports_suppressed %ld\n"
 		       "reports_lost %ld\ndr_repaired %ld\nlate_traps %ld\n"
-		       "sites_refused %ld\n",
+		       "sites_refused %ld\nrotations %ld\nrotations_deferred %ld\n"
+		       "hits_disarmed %ld\n",
 		       kc_sampler_pool_size(), kc_sampler_armed(),
 		       atomic_long_read(&s->hits), atomic_long_read(&s->fired),
 		       atomic_long_read(&s->samples),
@@ -240,7 +241,10 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 		       atomic_long_read(&s->reports_lost),
 		       atomic_long_read(&s->dr_repaired),
 		       atomic_long_read(&s->late_traps),
-		       atomic_long_read(&s->sites_refused));
+		       atomic_long_read(&s->sites_refused),
+		       atomic_long_read(&s->rotations),
+		       atomic_long_read(&s->rotations_deferred),
+		       atomic_long_read(&s->hits_disarmed));
 	for (i = 0; i < KC_NR_FILTERS; i++)
 		n += sysfs_emit_at(buf, n, "benign_%s %ld\n",
 				   kc_filter_names[i],

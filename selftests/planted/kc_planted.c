@@ -479,6 +479,41 @@ noinline void kc_n3_locked_ops(void)
 	atomic_cmpxchg(&kc_n3_atomic, 1000000, 0);
 }
 
+/*
+ * ---- M1, M2: plain accesses racing a LOCK'd read-modify-write ----
+ * A plain load of an atomic (atomic_read()) racing atomic_inc() reads the
+ * old or the new value whole: benign. A plain store (atomic_set()) racing
+ * it can erase the increment: harmful. The atomic side is never sampled
+ * (LOCK'd sites are not in the pool); the watch on the plain side sees it.
+ */
+static atomic_t kc_m1_atomic;
+static atomic_t kc_m2_atomic;
+
+noinline int kc_m1_plain_read(void)
+{
+	return atomic_read(&kc_m1_atomic);
+}
+
+noinline void kc_m1_atomic_inc(void)
+{
+	atomic_inc(&kc_m1_atomic);
+}
+
+static void kc_m1_reader(void)
+{
+	WRITE_ONCE(kc_sink, kc_m1_plain_read());
+}
+
+noinline void kc_m2_plain_store(void)
+{
+	atomic_set(&kc_m2_atomic, 0);
+}
+
+noinline void kc_m2_atomic_inc(void)
+{
+	atomic_inc(&kc_m2_atomic);
+}
+
 /* ---- N4: two readers, no writer ---- */
 
 noinline int kc_n4_read(void)
@@ -629,6 +664,8 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "n6", { kc_n6_body, kc_n6_body }, { 0, 1 } },
 	/* same CPU: the allocator hands one thread's object to the other */
 	{ "n7", { kc_n7_thread_a, kc_n7_thread_b }, { 1, 1 } },
+	{ "m1", { kc_m1_reader, kc_m1_atomic_inc }, { 0, 1 } },
+	{ "m2", { kc_m2_plain_store, kc_m2_atomic_inc }, { 0, 1 } },
 };
 
 /* Sleeps @ms, or less when the writer is signalled; -EINTR then. */
