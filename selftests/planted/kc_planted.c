@@ -360,6 +360,7 @@ static void kc_r10_consumer(void)
 	static int seen;
 	int i, prev = READ_ONCE(seen), f = prev, r;
 
+	/* isolates the reader from the harness's stores (see above) */
 	smp_mb();
 	/* cpu_relax() clobbers memory: GCC must not hoist the "pure" read */
 	for (i = 0; i < 10000 && f == prev; i++) {
