@@ -18,11 +18,11 @@
 #include <linux/ctype.h>
 #include <linux/hash.h>
 #include <linux/kallsyms.h>
-#include <linux/kprobes.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#include <trace/events/kmem.h>
 
 #include <kcollider/parse.h>
 #include "kcollider.h"
@@ -432,62 +432,49 @@ int kc_filters_classify(struct kc_report *r)
 
 /* ---- memory reuse: frees of watched objects, seen while it is open ---- */
 
-static int kc_free_hook(unsigned long ptr)
+/*
+ * The kmem tracepoints (exported) rather than kprobes on kfree(): an
+ * ftrace-based probe on so hot a function was seen to crash the guest when
+ * it was unregistered while other CPUs were freeing (RIP 0 in __vunmap).
+ * Tracepoint probes run in the freeing context, possibly IRQ: lock-free.
+ */
+static void kc_trace_kfree(void *data, unsigned long call_site,
+			   const void *ptr)
 {
 	if (atomic_read(&kc_windows_open))
-		kc_stall_note_free(ptr);
-	return 0;
+		kc_stall_note_free((unsigned long)ptr);
 }
 
-static int kc_kfree_pre(struct kprobe *p, struct pt_regs *regs)
+static void kc_trace_cache_free(void *data, unsigned long call_site,
+				const void *ptr, const struct kmem_cache *s)
 {
-	return kc_free_hook(regs->di);
+	if (atomic_read(&kc_windows_open))
+		kc_stall_note_free((unsigned long)ptr);
 }
 
-static int kc_cache_free_pre(struct kprobe *p, struct pt_regs *regs)
-{
-	return kc_free_hook(regs->si);
-}
+static bool kc_free_hooks_on;
 
-static struct kprobe kc_free_probes[] = {
-	{ .symbol_name = "kfree", .pre_handler = kc_kfree_pre },
-	{ .symbol_name = "kmem_cache_free", .pre_handler = kc_cache_free_pre },
-};
-
-static bool kc_free_probes_on;
-static bool kc_free_probe_registered[ARRAY_SIZE(kc_free_probes)];
-
-/* Hooked only while sampling (ftrace-based probes: cheap, but not free). */
+/* Hooked only while sampling. */
 void kc_filters_start(void)
 {
-	unsigned int i;
-
-	if (kc_free_probes_on)
+	if (kc_free_hooks_on)
 		return;
-	for (i = 0; i < ARRAY_SIZE(kc_free_probes); i++) {
-		struct kprobe *p = &kc_free_probes[i];
-
-		p->addr = NULL;
-		p->flags = 0;
-		kc_free_probe_registered[i] = !register_kprobe(p);
-		if (!kc_free_probe_registered[i])
-			pr_warn("cannot hook %s: memory reuse goes unseen\n",
-				p->symbol_name);
-	}
-	kc_free_probes_on = true;
+	if (register_trace_kfree(kc_trace_kfree, NULL))
+		pr_warn("cannot hook kfree: memory reuse goes unseen\n");
+	if (register_trace_kmem_cache_free(kc_trace_cache_free, NULL))
+		pr_warn("cannot hook kmem_cache_free: memory reuse goes unseen\n");
+	kc_free_hooks_on = true;
 }
 
 void kc_filters_stop(void)
 {
-	unsigned int i;
-
-	if (!kc_free_probes_on)
+	if (!kc_free_hooks_on)
 		return;
-	for (i = 0; i < ARRAY_SIZE(kc_free_probes); i++)
-		if (kc_free_probe_registered[i])
-			unregister_kprobe(&kc_free_probes[i]);
-	memset(kc_free_probe_registered, 0, sizeof(kc_free_probe_registered));
-	kc_free_probes_on = false;
+	unregister_trace_kfree(kc_trace_kfree, NULL);
+	unregister_trace_kmem_cache_free(kc_trace_cache_free, NULL);
+	/* no probe of ours runs after this */
+	tracepoint_synchronize_unregister();
+	kc_free_hooks_on = false;
 }
 
 bool kc_filter_memory_reuse_on(void)

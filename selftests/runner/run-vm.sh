@@ -106,8 +106,15 @@ console_tail() {
 if [ -s "$results/rc" ]; then
 	exit "$(cat "$results/rc")"
 fi
-if ! grep -q '^kc-vm: booted' "$results/console.log" 2> /dev/null; then
+# the firmware's escape sequences may share the marker's line
+if ! grep -aq 'kc-vm: booted' "$results/console.log" 2> /dev/null; then
 	echo "run-vm: FATAL: the VM did not boot ($image, qemu exit $qemu_rc)" >&2
+	console_tail
+	exit 125
+fi
+if grep -aq 'Kernel panic' "$results/console.log"; then
+	echo "run-vm: FATAL: the guest kernel panicked; the command did not finish" >&2
+	grep -a -m1 -B2 -A30 'BUG: kernel\|BUG: unable\|Oops\|kernel BUG' "$results/console.log" >&2
 	console_tail
 	exit 125
 fi
