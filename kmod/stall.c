@@ -53,6 +53,7 @@ struct kc_sample {
 	unsigned long obj_start;	/* slab object watched, or 0 */
 	unsigned int obj_size;
 	atomic_t freed;
+	struct kc_report report;
 };
 
 static struct kc_mark kc_marks[KC_NR_MARKS];
@@ -428,43 +429,50 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 {
 	bool sleep = kc_can_sleep();
 	bool writes = s->site->insn.mem[0].access & KC_ACC_WRITE;
-	struct kc_report r = { };
 	unsigned int us = kc_window_us(sleep);
+	/* not on the stack: the interrupted context's stack may be small */
+	struct kc_report *r = &s->report;
 
+	memset(r, 0, sizeof(*r));
 	atomic_long_inc(&kc_stats.samples);
-	r.addr = s->addr;
-	r.size = s->size;
-	r.watch_rw = writes;
-	r.window_us = us;
-	r.online_cpus = num_online_cpus();
+	r->addr = s->addr;
+	r->size = s->size;
+	r->watch_rw = writes;
+	r->window_us = us;
+	r->online_cpus = num_online_cpus();
 	/* while the object is surely alive; frees during the window are seen */
-	kc_report_describe_object(&r);
+	kc_report_describe_object(r);
 	atomic_set(&s->freed, 0);
-	s->obj_size = max(r.obj_size, 1U);
-	WRITE_ONCE(s->obj_start, r.obj_kind == KC_OBJ_SLAB ? r.obj_start : 0);
+	s->obj_size = max(r->obj_size, 1U);
+	WRITE_ONCE(s->obj_start, r->obj_kind == KC_OBJ_SLAB ? r->obj_start : 0);
 
-	if (!sleep)
+	/* a busy-waiting window must not migrate: the flag is per CPU */
+	if (!sleep) {
+		preempt_disable();
 		this_cpu_write(kc_cpu_busy, 1);
-	r.armed_cpus = kc_watch_arm(s->slot, s->addr, s->size, writes);
+	}
+	r->armed_cpus = kc_watch_arm(s->slot, s->addr, s->size, writes);
 	/* after arming: a write between the read and the watch is caught */
-	r.old_value = kc_read_value(s->addr, s->size);
+	r->old_value = kc_read_value(s->addr, s->size);
 	kc_wait_window(s->slot, sleep, us);
 	kc_watch_disarm(s->slot);
-	if (!sleep)
+	if (!sleep) {
 		this_cpu_write(kc_cpu_busy, 0);
+		preempt_enable();
+	}
 
 	WRITE_ONCE(s->obj_start, 0);
 	if (atomic_read(&s->freed) && kc_filter_memory_reuse_on()) {
 		atomic_long_inc(&kc_filter_hits[KC_FILTER_MEMORY_REUSE]);
 		return;
 	}
-	r.new_value = kc_read_value(s->addr, s->size);
-	r.value_changed = r.old_value != r.new_value;
-	r.has_racer = kc_watch_take_trap(s->slot, &r.racer);
-	if (!r.has_racer && !r.value_changed)
+	r->new_value = kc_read_value(s->addr, s->size);
+	r->value_changed = r->old_value != r->new_value;
+	r->has_racer = kc_watch_take_trap(s->slot, &r->racer);
+	if (!r->has_racer && !r->value_changed)
 		return;
-	kc_fill_sampled(s, regs, &r.sampled);
-	kc_report_submit(&r);
+	kc_fill_sampled(s, regs, &r->sampled);
+	kc_report_submit(r);
 }
 
 /* Called by the trampoline, in the sampled thread's own context. */
