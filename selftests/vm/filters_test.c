@@ -6,37 +6,8 @@
  * full report; the real bugs that look alike (R1, R12) stay harmful.
  */
 #include "kselftest_harness.h"
-#include "vm_util.h"
+#include "vm_reports.h"
 
-#define PLANTED_RUN	"/sys/kernel/debug/kc_planted/run"
-#define REPORTS		"/sys/kernel/debug/kcollider/reports"
-#define LOG_SIZE	(1 << 20)
-
-static char *log_buf;
-
-static const char *planted_path(void)
-{
-	const char *p = getenv("KC_PLANTED");
-
-	return p ? p : "selftests/planted/kc_planted.ko";
-}
-
-static const char *read_log(void)
-{
-	if (!log_buf)
-		log_buf = malloc(LOG_SIZE);
-	if (!log_buf || kc_read_file(REPORTS, log_buf, LOG_SIZE) < 0)
-		return "";
-	return log_buf;
-}
-
-static int run_scenario(const char *name, int ms)
-{
-	char cmd[64];
-
-	snprintf(cmd, sizeof(cmd), "%s %d\n", name, ms);
-	return kc_write_file(PLANTED_RUN, cmd);
-}
 
 /* Run @scenario in 2 s slices until @needle is logged or @budget_s pass. */
 static bool run_until(const char *scenario, const char *needle, int budget_s)
@@ -46,7 +17,7 @@ static bool run_until(const char *scenario, const char *needle, int budget_s)
 	for (t = 0; t < budget_s; t += 2) {
 		if (run_scenario(scenario, 2000))
 			return false;
-		if (strstr(read_log(), needle))
+		if (strstr(read_reports(), needle))
 			return true;
 	}
 	return false;
@@ -87,9 +58,9 @@ TEST_F_TIMEOUT(filters, b1_increment_only_counter_is_benign_lossy_counter, 120)
 	ASSERT_EQ(0, start("kc_planted:kc_b1_stat_inc"));
 	ASSERT_TRUE(run_until("b1", "kcollider: benign: filter=lossy-counter "
 			      "sampled=kc_b1_stat_inc racer=kc_b1_stat_inc", 30))
-		TH_LOG("%.2000s", read_log());
-	ASSERT_EQ(NULL, strstr(read_log(), "BUG: KCOLLIDER"))
-		TH_LOG("%.2000s", read_log());
+		TH_LOG("%.2000s", read_reports());
+	ASSERT_EQ(NULL, strstr(read_reports(), "BUG: KCOLLIDER"))
+		TH_LOG("%.2000s", read_reports());
 	ASSERT_GE(kc_stat("benign_lossy-counter"), 1);
 }
 
@@ -97,10 +68,10 @@ TEST_F_TIMEOUT(filters, r1_inc_and_dec_counter_stays_harmful, 120)
 {
 	ASSERT_EQ(0, start("kc_planted:kc_r1_inc,kc_planted:kc_r1_dec"));
 	ASSERT_TRUE(run_until("r1", "data-race in kc_r1_dec / kc_r1_inc", 30))
-		TH_LOG("%.2000s", read_log());
-	ASSERT_NE(NULL, strstr(read_log(), "kcollider: class: harmful"));
-	ASSERT_EQ(NULL, strstr(read_log(), "filter=lossy-counter"))
-		TH_LOG("%.2000s", read_log());
+		TH_LOG("%.2000s", read_reports());
+	ASSERT_NE(NULL, strstr(read_reports(), "kcollider: class: harmful"));
+	ASSERT_EQ(NULL, strstr(read_reports(), "filter=lossy-counter"))
+		TH_LOG("%.2000s", read_reports());
 }
 
 TEST_F_TIMEOUT(filters, b2_test_of_other_bit_is_benign_other_bits, 120)
@@ -108,9 +79,9 @@ TEST_F_TIMEOUT(filters, b2_test_of_other_bit_is_benign_other_bits, 120)
 	ASSERT_EQ(0, start("kc_planted:kc_b2_test_bit5"));
 	ASSERT_TRUE(run_until("b2", "kcollider: benign: filter=other-bits "
 			      "sampled=kc_b2_test_bit5 racer=kc_b2_flip_bit0", 30))
-		TH_LOG("%.2000s", read_log());
-	ASSERT_EQ(NULL, strstr(read_log(), "BUG: KCOLLIDER"))
-		TH_LOG("%.2000s", read_log());
+		TH_LOG("%.2000s", read_reports());
+	ASSERT_EQ(NULL, strstr(read_reports(), "BUG: KCOLLIDER"))
+		TH_LOG("%.2000s", read_reports());
 	ASSERT_GE(kc_stat("benign_other-bits"), 1);
 }
 
@@ -119,9 +90,9 @@ TEST_F_TIMEOUT(filters, r12_rmw_of_different_bits_stays_harmful, 120)
 	ASSERT_EQ(0, start("kc_planted:kc_r12_clear_a,kc_planted:kc_r12_set_b"));
 	ASSERT_TRUE(run_until("r12", "data-race in kc_r12_clear_a / kc_r12_set_b",
 			      30))
-		TH_LOG("%.2000s", read_log());
-	ASSERT_NE(NULL, strstr(read_log(), "kcollider: class: harmful"));
-	ASSERT_EQ(NULL, strstr(read_log(), "filter=other-bits"));
+		TH_LOG("%.2000s", read_reports());
+	ASSERT_NE(NULL, strstr(read_reports(), "kcollider: class: harmful"));
+	ASSERT_EQ(NULL, strstr(read_reports(), "filter=other-bits"));
 }
 
 TEST_F_TIMEOUT(filters, b3_jiffies_is_suppressed_and_counted, 120)
@@ -133,8 +104,8 @@ TEST_F_TIMEOUT(filters, b3_jiffies_is_suppressed_and_counted, 120)
 	ASSERT_EQ(0, start("kc_planted:kc_b3_read_jiffies"));
 	ASSERT_TRUE(run_until("b3", "kcollider: benign: filter=suppressed "
 			      "sampled=kc_b3_read_jiffies", 30))
-		TH_LOG("%.2000s", read_log());
-	ASSERT_EQ(NULL, strstr(read_log(), "BUG: KCOLLIDER"));
+		TH_LOG("%.2000s", read_reports());
+	ASSERT_EQ(NULL, strstr(read_reports(), "BUG: KCOLLIDER"));
 	ASSERT_LT(0, kc_read_attr("suppress", buf, sizeof(buf)));
 	for (p = strtok(buf, "\n"); p; p = strtok(NULL, "\n"))
 		if (!strncmp(p, "jiffies", 7))
@@ -147,8 +118,8 @@ TEST_F_TIMEOUT(filters, r4_same_value_write_marked_idempotent, 120)
 {
 	ASSERT_EQ(0, start("kc_planted:kc_r4_write_a,kc_planted:kc_r4_write_b"));
 	ASSERT_TRUE(run_until("r4", "kcollider: class: harmful idempotent=1", 30))
-		TH_LOG("%.2000s", read_log());
-	ASSERT_NE(NULL, strstr(read_log(), "data-race in kc_r4_write_a / kc_r4_write_b"));
+		TH_LOG("%.2000s", read_reports());
+	ASSERT_NE(NULL, strstr(read_reports(), "data-race in kc_r4_write_a / kc_r4_write_b"));
 }
 
 TEST_F_TIMEOUT(filters, n7_freed_and_reused_memory_never_reported, 120)
@@ -156,8 +127,8 @@ TEST_F_TIMEOUT(filters, n7_freed_and_reused_memory_never_reported, 120)
 	ASSERT_EQ(0, start("kc_planted:kc_n7_use_a,kc_planted:kc_n7_use_b"));
 	ASSERT_EQ(0, run_scenario("n7", 10000));
 	ASSERT_GT(kc_stat("samples"), 0);
-	ASSERT_EQ(NULL, strstr(read_log(), "BUG: KCOLLIDER"))
-		TH_LOG("%.2000s", read_log());
+	ASSERT_EQ(NULL, strstr(read_reports(), "BUG: KCOLLIDER"))
+		TH_LOG("%.2000s", read_reports());
 }
 
 TEST_F_TIMEOUT(filters, m1_plain_load_racing_lock_rmw_is_benign_locked_racer, 120)
@@ -165,9 +136,9 @@ TEST_F_TIMEOUT(filters, m1_plain_load_racing_lock_rmw_is_benign_locked_racer, 12
 	ASSERT_EQ(0, start("kc_planted:kc_m1_plain_read"));
 	ASSERT_TRUE(run_until("m1", "kcollider: benign: filter=locked-racer "
 			      "sampled=kc_m1_plain_read racer=kc_m1_atomic_inc", 30))
-		TH_LOG("%.2000s", read_log());
-	ASSERT_EQ(NULL, strstr(read_log(), "BUG: KCOLLIDER"))
-		TH_LOG("%.2000s", read_log());
+		TH_LOG("%.2000s", read_reports());
+	ASSERT_EQ(NULL, strstr(read_reports(), "BUG: KCOLLIDER"))
+		TH_LOG("%.2000s", read_reports());
 	ASSERT_GE(kc_stat("benign_locked-racer"), 1);
 }
 
@@ -181,13 +152,13 @@ TEST_F_TIMEOUT(filters, m2_plain_store_racing_lock_rmw_stays_harmful, 120)
 	 * caught racer must be the LOCK'd increment.
 	 */
 	ASSERT_TRUE(run_until("m2", "BUG: KCOLLIDER: data-race in kc_m2_", 30))
-		TH_LOG("%.2000s", read_log());
-	ASSERT_NE(NULL, strstr(read_log(), "kcollider: class: harmful"));
-	ASSERT_EQ(NULL, strstr(read_log(), "filter=locked-racer"));
-	ASSERT_EQ(NULL, strstr(read_log(), "kcollider: benign:"));
-	if (strstr(read_log(), "kcollider: racer: ip=")) {
-		ASSERT_NE(NULL, strstr(read_log(), "sym=kc_m2_atomic_inc+"));
-		ASSERT_NE(NULL, strstr(read_log(), "locked=1"));
+		TH_LOG("%.2000s", read_reports());
+	ASSERT_NE(NULL, strstr(read_reports(), "kcollider: class: harmful"));
+	ASSERT_EQ(NULL, strstr(read_reports(), "filter=locked-racer"));
+	ASSERT_EQ(NULL, strstr(read_reports(), "kcollider: benign:"));
+	if (strstr(read_reports(), "kcollider: racer: ip=")) {
+		ASSERT_NE(NULL, strstr(read_reports(), "sym=kc_m2_atomic_inc+"));
+		ASSERT_NE(NULL, strstr(read_reports(), "locked=1"));
 	}
 }
 
@@ -229,12 +200,12 @@ TEST_F_TIMEOUT(filters, filter_off_or_strict_gives_full_harmful_reports, 300)
 		ASSERT_EQ(0, start(c->targets));
 		ASSERT_TRUE(run_until(c->scenario, c->title, 30))
 			TH_LOG("%s=%s: %.2000s", c->switch_attr, c->switch_val,
-			       read_log());
-		ASSERT_NE(NULL, strstr(read_log(), "kcollider: class: harmful"))
+			       read_reports());
+		ASSERT_NE(NULL, strstr(read_reports(), "kcollider: class: harmful"))
 			TH_LOG("%s=%s", c->switch_attr, c->switch_val);
-		ASSERT_EQ(NULL, strstr(read_log(), "kcollider: benign:"))
+		ASSERT_EQ(NULL, strstr(read_reports(), "kcollider: benign:"))
 			TH_LOG("%s=%s: %.2000s", c->switch_attr, c->switch_val,
-			       read_log());
+			       read_reports());
 	}
 }
 
@@ -244,8 +215,8 @@ TEST_F_TIMEOUT(filters, benign_full_prints_the_whole_report_with_class, 120)
 	ASSERT_EQ(0, start("kc_planted:kc_b1_stat_inc"));
 	ASSERT_TRUE(run_until("b1", "kcollider: class: benign filter=lossy-counter",
 			      30))
-		TH_LOG("%.2000s", read_log());
-	ASSERT_NE(NULL, strstr(read_log(), "BUG: KCOLLIDER: data-race in kc_b1_stat_inc"));
+		TH_LOG("%.2000s", read_reports());
+	ASSERT_NE(NULL, strstr(read_reports(), "BUG: KCOLLIDER: data-race in kc_b1_stat_inc"));
 }
 
 TEST_F(filters, filter_knobs_reject_garbage_and_keep_their_value)

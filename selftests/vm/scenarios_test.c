@@ -15,108 +15,11 @@
 #include <time.h>
 
 #include "kselftest_harness.h"
-#include "vm_util.h"
+#include "vm_reports.h"
 
-#define PLANTED_RUN	"/sys/kernel/debug/kc_planted/run"
 #define PLANTED_FACTS	"/sys/kernel/debug/kc_planted/facts"
-#define REPORTS		"/sys/kernel/debug/kcollider/reports"
-#define LOG_SIZE	(1 << 20)
 #define R_BUDGET_S	30
 #define N_RUN_MS	8000
-
-static const char *planted_path(void)
-{
-	const char *p = getenv("KC_PLANTED");
-
-	return p ? p : "selftests/planted/kc_planted.ko";
-}
-
-static char *log_buf;
-
-static const char *read_reports(void)
-{
-	if (!log_buf)
-		log_buf = malloc(LOG_SIZE);
-	if (!log_buf || kc_read_file(REPORTS, log_buf, LOG_SIZE) < 0)
-		return "";
-	return log_buf;
-}
-
-/* Copy report number @i (0-based) of @log into @out; false if none. */
-static bool nth_report(const char *log, int i, char *out, size_t size)
-{
-	const char *title = "BUG: KCOLLIDER: ";
-	const char *p = log, *end;
-	size_t len;
-
-	for (;;) {
-		p = strstr(p, title);
-		if (!p)
-			return false;
-		if ((p == log || p[-1] == '\n') && i-- == 0)
-			break;
-		p++;
-	}
-	end = strstr(p + 1, "\nBUG: KCOLLIDER: ");
-	len = end ? (size_t)(end - p) : strlen(p);
-	if (len >= size)
-		len = size - 1;
-	memcpy(out, p, len);
-	out[len] = '\0';
-	return true;
-}
-
-/* First report containing every string of the NULL-terminated @needles. */
-static bool find_report(const char *log, const char * const *needles,
-			char *out, size_t size)
-{
-	int i, j;
-
-	for (i = 0; nth_report(log, i, out, size); i++) {
-		for (j = 0; needles[j]; j++)
-			if (!strstr(out, needles[j]))
-				break;
-		if (!needles[j])
-			return true;
-	}
-	return false;
-}
-
-static int count_reports(const char *log)
-{
-	static char tmp[16384];
-	int i = 0;
-
-	while (nth_report(log, i, tmp, sizeof(tmp)))
-		i++;
-	return i;
-}
-
-/* Access block @k (0: the racer, 1: the sampled access) of a report. */
-static bool report_block(const char *report, int k, char *out, size_t size)
-{
-	const char *p = report, *end;
-	size_t len;
-
-	while ((p = strstr(p, " bytes by "))) {
-		while (p > report && p[-1] != '\n')
-			p--;
-		if (k-- == 0)
-			break;
-		p = strchr(p, '\n');
-		if (!p)
-			return false;
-	}
-	if (!p)
-		return false;
-	end = strstr(p, "\n\n");
-	len = end ? (size_t)(end - p) : strlen(p);
-	if (len >= size)
-		len = size - 1;
-	memcpy(out, p, len);
-	out[len] = '\0';
-	return true;
-}
 
 /* One side of a race as a block shows it. */
 struct side {
@@ -187,14 +90,6 @@ static bool sides_are(const char *report, const struct expect *a,
 		 got[0].access, got[0].size, got[1].func, got[1].access,
 		 got[1].size);
 	return false;
-}
-
-static int run_scenario(const char *name, int ms)
-{
-	char cmd[64];
-
-	snprintf(cmd, sizeof(cmd), "%s %d\n", name, ms);
-	return kc_write_file(PLANTED_RUN, cmd);
 }
 
 /* Value of "key VALUE" in the planted module's facts, as a string. */
