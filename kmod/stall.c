@@ -57,6 +57,8 @@ struct kc_sample {
 };
 
 static struct kc_mark kc_marks[KC_NR_MARKS];
+/* Every int3 of ours checks the marks: skip the scan when none is ready. */
+static atomic_t kc_marks_ready = ATOMIC_INIT(0);
 static struct kc_sample kc_samples[KC_MAX_SLOTS];
 static DEFINE_PER_CPU(int, kc_cpu_busy);
 
@@ -85,6 +87,8 @@ static bool kc_mark_consume(unsigned long addr, unsigned long sp)
 {
 	int i;
 
+	if (!atomic_read(&kc_marks_ready))
+		return false;
 	for (i = 0; i < KC_NR_MARKS; i++) {
 		struct kc_mark *m = &kc_marks[i];
 
@@ -93,8 +97,10 @@ static bool kc_mark_consume(unsigned long addr, unsigned long sp)
 		if (m->addr != addr || m->sp != sp || m->task != current)
 			continue;
 		if (atomic_cmpxchg(&m->state, KC_MARK_READY, KC_MARK_FREE) ==
-		    KC_MARK_READY)
+		    KC_MARK_READY) {
+			atomic_dec(&kc_marks_ready);
 			return true;
+		}
 	}
 	return false;
 }
@@ -108,8 +114,10 @@ void kc_marks_expire(void)
 		struct kc_mark *m = &kc_marks[i];
 
 		if (atomic_read_acquire(&m->state) == KC_MARK_READY &&
-		    time_after(jiffies, m->stamp + HZ))
-			atomic_cmpxchg(&m->state, KC_MARK_READY, KC_MARK_FREE);
+		    time_after(jiffies, m->stamp + HZ) &&
+		    atomic_cmpxchg(&m->state, KC_MARK_READY, KC_MARK_FREE) ==
+		    KC_MARK_READY)
+			atomic_dec(&kc_marks_ready);
 	}
 }
 
@@ -488,6 +496,7 @@ __visible void kc_stall(struct pt_regs *regs)
 		kc_count_skip(KC_SKIP_RCU);
 
 	s->mark->stamp = jiffies;
+	atomic_inc(&kc_marks_ready);
 	atomic_set_release(&s->mark->state, KC_MARK_READY);
 	kc_watch_release(s->slot);
 	WRITE_ONCE(s->task, NULL);
