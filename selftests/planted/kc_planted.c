@@ -609,6 +609,21 @@ static void kc_n7_thread_b(void)
 	kc_n7_cycle(1, kc_n7_use_b);
 }
 
+/*
+ * ---- H1 (benchmarks, not a race): one thread, a hot loop over private
+ * data: what "traps per sample" is measured on ----
+ */
+
+static unsigned long kc_h1_buf[64];
+
+noinline void kc_h1_step(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(kc_h1_buf); i++)
+		kc_h1_buf[i] += i;
+}
+
 /* ---- running a scenario ---- */
 
 static int kc_worker_fn(void *data)
@@ -667,6 +682,7 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "n7", { kc_n7_thread_a, kc_n7_thread_b }, { 1, 1 } },
 	{ "m1", { kc_m1_reader, kc_m1_atomic_inc }, { 0, 1 } },
 	{ "m2", { kc_m2_plain_store, kc_m2_atomic_inc }, { 0, 1 } },
+	{ "h1", { kc_h1_step }, { 0 } },
 };
 
 /* Sleeps @ms, or less when the writer is signalled; -EINTR then. */
