@@ -614,22 +614,24 @@ static void kc_n7_thread_b(void)
  * Each side's store and load are in one function, so the analysis needs
  * neither the caller nor the harness. READ_ONCE/WRITE_ONCE only stop the
  * compiler from reordering or merging the accesses; the CPU still may.
+ * Each thread keeps what it read in a variable of its own (not kc_sink,
+ * which both would write: a write/write race of its own).
  */
-int kc_r13_x, kc_r13_y;
-int kc_r14_x, kc_r14_y;
-int kc_r15_x, kc_r15_z;
+int kc_r13_x, kc_r13_y, kc_r13_r0, kc_r13_r1;
+int kc_r14_x, kc_r14_y, kc_r14_r0, kc_r14_r1;
+int kc_r15_x, kc_r15_z, kc_r15_r;
 
 /* R13, store buffering: both may read 0 on x86, never under SC. */
 noinline void kc_r13_sb0(void)
 {
 	WRITE_ONCE(kc_r13_x, 1);
-	WRITE_ONCE(kc_sink, READ_ONCE(kc_r13_y));
+	WRITE_ONCE(kc_r13_r0, READ_ONCE(kc_r13_y));
 }
 
 noinline void kc_r13_sb1(void)
 {
 	WRITE_ONCE(kc_r13_y, 1);
-	WRITE_ONCE(kc_sink, READ_ONCE(kc_r13_x));
+	WRITE_ONCE(kc_r13_r1, READ_ONCE(kc_r13_x));
 }
 
 /* R14, R13 with smp_mb() between store and load on both sides: SC. */
@@ -637,14 +639,14 @@ noinline void kc_r14_sb0(void)
 {
 	WRITE_ONCE(kc_r14_x, 1);
 	smp_mb();
-	WRITE_ONCE(kc_sink, READ_ONCE(kc_r14_y));
+	WRITE_ONCE(kc_r14_r0, READ_ONCE(kc_r14_y));
 }
 
 noinline void kc_r14_sb1(void)
 {
 	WRITE_ONCE(kc_r14_y, 1);
 	smp_mb();
-	WRITE_ONCE(kc_sink, READ_ONCE(kc_r14_x));
+	WRITE_ONCE(kc_r14_r1, READ_ONCE(kc_r14_x));
 }
 
 /*
@@ -654,7 +656,7 @@ noinline void kc_r14_sb1(void)
 noinline void kc_r15_read(void)
 {
 	WRITE_ONCE(kc_r15_z, 1);
-	WRITE_ONCE(kc_sink, READ_ONCE(kc_r15_x));
+	WRITE_ONCE(kc_r15_r, READ_ONCE(kc_r15_x));
 }
 
 noinline void kc_r15_write(void)
