@@ -638,6 +638,7 @@ noinline void kc_r13_sb1(void)
 noinline void kc_r14_sb0(void)
 {
 	WRITE_ONCE(kc_r14_x, 1);
+	/* orders the store to x before the load of y: no store buffering */
 	smp_mb();
 	WRITE_ONCE(kc_r14_r0, READ_ONCE(kc_r14_y));
 }
@@ -645,6 +646,7 @@ noinline void kc_r14_sb0(void)
 noinline void kc_r14_sb1(void)
 {
 	WRITE_ONCE(kc_r14_y, 1);
+	/* orders the store to y before the load of x: no store buffering */
 	smp_mb();
 	WRITE_ONCE(kc_r14_r1, READ_ONCE(kc_r14_x));
 }
