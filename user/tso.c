@@ -764,6 +764,7 @@ static void cache_check(const struct code_src *c)
 	if (c == last && c->syms == last_syms)
 		return;
 	tso_mem_cache_free();
+	tso_close_cache_free();
 	last = c;
 	last_syms = c->syms;
 }
@@ -828,4 +829,5 @@ void tso_cache_free(void)
 {
 	cfg_cache_free();
 	tso_mem_cache_free();
+	tso_close_cache_free();
 }

@@ -96,7 +96,9 @@ void tso_close_cycle(const struct code_src *c, const struct kc_access *q,
 /* The function and instruction of access @a; NULL or the reason. */
 const char *tso_locate(const struct code_src *c, const struct kc_access *a,
 		       struct kc_func **fp, int *idx);
-/* Drop every cache (decoded functions, summaries, operands). */
+/* Drop the racers' walks kept by tso_close_cycle(). */
+void tso_close_cache_free(void);
+/* Drop every cache (decoded functions, summaries, operands, walks). */
 void tso_cache_free(void);
 
 #endif /* KCOLLIDER_TSO_H */

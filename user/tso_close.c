@@ -17,6 +17,11 @@
  * is allowed on x86), but it decides where fences must go to fix it.
  * Only statically known locations are matched (RIP-relative or absolute
  * operands: globals, module data), never per-CPU ones.
+ *
+ * The walk does not depend on the witnesses: it lists every statically
+ * known load it meets, in the order met, and the list is kept for the
+ * racer's store and stack, so that the same racer in a later report (a
+ * log repeats its pairs) is matched without walking again.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,8 +29,16 @@
 #include "cfg.h"
 #include "tso.h"
 
-#define WALK_BUDGET	50000	/* instruction states per report */
+#define WALK_BUDGET	20000	/* instruction states per racer */
+/*
+ * Callees nested deeper are stepped over. The closing load of a real
+ * store-buffering pair is near the racing store; deeper, the walk is in
+ * the scheduler and printk, and costs more than every other step.
+ */
+#define FWD_MAX_DEPTH	3
 #define WALK_MEMO	256
+#define MAX_LOADS	65536	/* loads listed per racer */
+#define MAX_KEY		(KC_MAX_FRAMES + 1)
 #define EXIT_CLEAR	1	/* may return with no barrier since the store */
 #define EXIT_FENCED	2	/* may return after a barrier */
 
@@ -37,18 +50,35 @@ struct memo {
 	uint64_t bar;
 };
 
+/* A load of a statically known location met by the walk. */
+struct fload {
+	uint64_t ip, bar;	/* bar: the barrier crossed before it, if fen */
+	struct tso_mem m;
+	int fen;
+};
+
+/* The walk from one racer: its store and its stack are the key. */
+struct racer_walk {
+	uint64_t key[MAX_KEY];
+	int nkey;
+	struct fload *loads;
+	int n, cap;
+};
+
 struct walk {
 	const struct code_src *c;
 	const struct tso_opts *o;
-	const struct tso_cand *cands;
-	int ncands;
+	int max_depth;
 	long budget;
-	bool done;		/* an unfenced closing load was found */
 	struct memo memo[WALK_MEMO];
 	int nmemo;
 	uint64_t exit_bar;	/* barrier of the last fenced exit */
-	struct tso_close *out;
+	struct racer_walk *rw;
 };
+
+/* Walks of earlier reports, most recent last. */
+static struct racer_walk **walks;
+static size_t nwalks, capwalks;
 
 struct state {
 	int i, fen;
@@ -86,25 +116,23 @@ static void push(struct queue *q, int i, int fen, uint64_t bar)
 static void check_load(struct walk *w, const struct kc_dinsn *d, int fen,
 		       uint64_t bar)
 {
-	struct tso_close *out = w->out;
+	struct racer_walk *rw = w->rw;
+	struct fload *l;
 	struct tso_mem m;
-	int k;
 
-	if (!tso_mem_at(w->c, d->addr, &m) || !m.abs)
+	if (!tso_mem_at(w->c, d->addr, &m) || !m.abs || rw->n == MAX_LOADS)
 		return;
-	for (k = 0; k < w->ncands; k++) {
-		if (!tso_mem_alias(&w->cands[k].m, &m))
-			continue;
-		if (out->found && (out->fenced <= fen))
+	if (rw->n == rw->cap) {
+		int cap = rw->cap ? 2 * rw->cap : 64;
+
+		l = realloc(rw->loads, cap * sizeof(*l));
+		if (!l)
 			return;
-		out->found = true;
-		out->cand = k;
-		out->load_ip = d->addr;
-		out->fenced = fen;
-		out->barrier_ip = fen ? bar : 0;
-		w->done = !fen;
-		return;
+		rw->loads = l;
+		rw->cap = cap;
 	}
+	rw->loads[rw->n++] = (struct fload){ .ip = d->addr, .bar = bar, .m = m,
+					     .fen = fen };
 }
 
 static struct memo *memo_get(struct walk *w, uint64_t addr, int fen)
@@ -131,7 +159,7 @@ static int walk_callee(struct walk *w, uint64_t target, int fen, uint64_t bar,
 
 	*exit_bar = bar;
 	/* Code we cannot follow is stepped over: it may hide a load, no more. */
-	if (!sym || sym->addr != target || depth > w->o->max_depth)
+	if (!sym || sym->addr != target || depth > w->max_depth)
 		return 1 << fen;
 	f = cfg_get(w->c, sym);
 	m = memo_get(w, target, fen);
@@ -208,8 +236,8 @@ static void step_plain(struct kc_func *f, struct queue *q,
 }
 
 /*
- * Breadth first from instruction @start of @f: closing loads go to
- * w->out; returns how the function may return (EXIT_*), 0 if never.
+ * Breadth first from instruction @start of @f: the loads met go to
+ * w->rw; returns how the function may return (EXIT_*), 0 if never.
  */
 static int walk_func(struct walk *w, struct kc_func *f, int start, int fen,
 		     uint64_t bar, int depth)
@@ -223,7 +251,7 @@ static int walk_func(struct walk *w, struct kc_func *f, int start, int fen,
 	if (!q.seen)
 		return 0;
 	push(&q, start, fen, bar);
-	while (q.head < q.n && !w->done && w->budget-- > 0) {
+	while (q.head < q.n && w->budget-- > 0) {
 		struct state s = q.s[q.head++];
 		const struct kc_dinsn *d = &f->insn[s.i];
 
@@ -257,28 +285,80 @@ static struct kc_func *caller_at(const struct code_src *c,
 	return *idx >= 0 ? f : NULL;
 }
 
-void tso_close_cycle(const struct code_src *c, const struct kc_access *q,
-		     const struct tso_opts *o, const struct tso_cand *cands,
-		     int ncands, struct tso_close *out)
+/* The key of a racer: its store, then the return addresses it reaches. */
+static int racer_key(const struct code_src *c, const struct kc_access *q,
+		     const struct tso_opts *o, uint64_t store, uint64_t *key)
+{
+	const struct kc_sym *sym;
+	int k, n = 0;
+
+	key[n++] = store;
+	for (k = 1; k < q->nframes && k < o->max_frames && n < MAX_KEY; k++) {
+		sym = code_find_name(c, q->frames[k].func, q->frames[k].mod,
+				     q->frames[k].size);
+		key[n++] = sym && q->frames[k].has_off ? sym->addr + q->frames[k].off : 0;
+	}
+	return n;
+}
+
+static struct racer_walk *walk_find(const uint64_t *key, int nkey)
+{
+	size_t i;
+
+	for (i = nwalks; i-- > 0;)
+		if (walks[i]->nkey == nkey &&
+		    !memcmp(walks[i]->key, key, nkey * sizeof(*key)))
+			return walks[i];
+	return NULL;
+}
+
+static void walk_keep(struct racer_walk *rw)
+{
+	struct racer_walk **n;
+
+	if (nwalks == capwalks) {
+		size_t cap = capwalks ? 2 * capwalks : 16;
+
+		n = realloc(walks, cap * sizeof(*n));
+		if (!n) {
+			free(rw->loads);
+			free(rw);
+			return;
+		}
+		walks = n;
+		capwalks = cap;
+	}
+	walks[nwalks++] = rw;
+}
+
+void tso_close_cache_free(void)
+{
+	size_t i;
+
+	for (i = 0; i < nwalks; i++) {
+		free(walks[i]->loads);
+		free(walks[i]);
+	}
+	free(walks);
+	walks = NULL;
+	nwalks = capwalks = 0;
+}
+
+/* Forward from the store at @f/@idx: every load met, into @rw. */
+static void walk_racer(const struct code_src *c, const struct kc_access *q,
+		       const struct tso_opts *o, struct kc_func *f, int idx,
+		       struct racer_walk *rw)
 {
 	struct walk *w = calloc(1, sizeof(*w));
-	struct kc_func *f = NULL;
-	int idx = -1, k, exits, next, fen;
+	int k, exits, next, fen;
 
-	memset(out, 0, sizeof(*out));
 	if (!w)
 		return;
-	*w = (struct walk){ .c = c, .o = o, .cands = cands, .ncands = ncands,
-			    .budget = WALK_BUDGET, .out = out };
-	out->why_not = tso_locate(c, q, &f, &idx);
-	if (out->why_not) {
-		free(w);
-		return;
-	}
-	out->store_ip = f->insn[idx].addr;
-	out->next_ip = out->store_ip + f->insn[idx].len;
+	*w = (struct walk){ .c = c, .o = o, .budget = WALK_BUDGET, .rw = rw,
+			    .max_depth = o->max_depth < FWD_MAX_DEPTH ? o->max_depth
+								      : FWD_MAX_DEPTH };
 	exits = walk_func(w, f, idx + 1, 0, 0, 0);
-	for (k = 1; exits && !w->done && k < q->nframes && k < o->max_frames; k++) {
+	for (k = 1; exits && k < q->nframes && k < o->max_frames; k++) {
 		f = caller_at(c, q, k, &idx);
 		if (!f)
 			break;
@@ -289,4 +369,59 @@ void tso_close_cycle(const struct code_src *c, const struct kc_access *q,
 		exits = next;
 	}
 	free(w);
+}
+
+/* The first load, in the order met, of a candidate's location; unfenced first. */
+static void match(const struct racer_walk *rw, const struct tso_cand *cands,
+		  int ncands, struct tso_close *out)
+{
+	const struct fload *l;
+	int fen, i, k;
+
+	for (fen = 0; fen < 2; fen++) {
+		for (i = 0; i < rw->n; i++) {
+			l = &rw->loads[i];
+			if (l->fen != fen)
+				continue;
+			for (k = 0; k < ncands; k++) {
+				if (!tso_mem_alias(&cands[k].m, &l->m))
+					continue;
+				out->found = true;
+				out->cand = k;
+				out->load_ip = l->ip;
+				out->fenced = fen;
+				out->barrier_ip = fen ? l->bar : 0;
+				return;
+			}
+		}
+	}
+}
+
+void tso_close_cycle(const struct code_src *c, const struct kc_access *q,
+		     const struct tso_opts *o, const struct tso_cand *cands,
+		     int ncands, struct tso_close *out)
+{
+	uint64_t key[MAX_KEY];
+	struct racer_walk *rw;
+	struct kc_func *f = NULL;
+	int idx = -1, nkey;
+
+	memset(out, 0, sizeof(*out));
+	out->why_not = tso_locate(c, q, &f, &idx);
+	if (out->why_not)
+		return;
+	out->store_ip = f->insn[idx].addr;
+	out->next_ip = out->store_ip + f->insn[idx].len;
+	nkey = racer_key(c, q, o, out->store_ip, key);
+	rw = walk_find(key, nkey);
+	if (!rw) {
+		rw = calloc(1, sizeof(*rw));
+		if (!rw)
+			return;
+		memcpy(rw->key, key, nkey * sizeof(*key));
+		rw->nkey = nkey;
+		walk_racer(c, q, o, f, idx, rw);
+		walk_keep(rw);
+	}
+	match(rw, cands, ncands, out);
 }
