@@ -56,7 +56,11 @@ static const struct expect cases[] = {
 	{ "loop", false, TSO_SC_VIOLATION, "store-buffering", "fx_loop+0x0",
 	  "fx_loop+0xa", 3, NULL, "fx_loop+0x14", NULL, "fx_sb_writer+0xa", NULL,
 	  "fx_sb_writer+0xa" },
-	/* a witness, and a racer that loads nothing of it: one-sided */
+	/*
+	 * A witness, and a racer that loads nothing of it: one-sided. The
+	 * racer of mp_reader_stats and store_in_callee is sb's (same store,
+	 * same stack): its kept walk must be matched against new witnesses.
+	 */
 	{ "one_sided", false, TSO_TRIANGULAR, "pending-store", "fx_sb+0xa",
 	  "fx_sb+0x0", 2, NULL, "fx_sb+0xa" },
 	{ "same_reg_moved", false, TSO_TRIANGULAR, "pending-store",
