@@ -352,6 +352,10 @@ static void cycle_text(FILE *out, const struct code_src *c,
 	if (res->q.fenced)
 		point_text(out, c, "barrier", res->q.barrier_ip);
 	point_text(out, c, "load", res->q.load_ip);
+	if (!res->have_fence) {
+		fprintf(out, "  fix      no single smp_mb() closes every witness path\n");
+		return;
+	}
 	code_symbolize(c, res->fence_ip, a, sizeof(a));
 	code_symbolize(c, res->q.next_ip, b, sizeof(b));
 	if (res->q.fenced)

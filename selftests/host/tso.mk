@@ -10,6 +10,7 @@ OBJS_tso_test := $(TSO_SRCS)
 LDLIBS_tso_test := $(shell pkg-config --libs capstone libelf libdw)
 $(BUILD)/host/tso_test: $(TSO_SRCS) $(TSO_FIXTURE) $(wildcard $(TOP)/user/*.h)
 
-$(TSO_FIXTURE): $(FIXTURE_DIR)/tso_fixture.c $(FIXTURE_DIR)/tso_patterns.S
+$(TSO_FIXTURE): $(FIXTURE_DIR)/tso_fixture.c $(FIXTURE_DIR)/tso_patterns.S \
+		$(FIXTURE_DIR)/tso_patterns.h
 	@mkdir -p $(dir $@)
-	$(CC) -no-pie -g -O2 -o $@ $^
+	$(CC) -no-pie -g -O2 -o $@ $(filter-out %.h,$^)
