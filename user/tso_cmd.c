@@ -19,11 +19,19 @@
 #include "main.h"
 #include "tso.h"
 
+struct tso_out {
+	enum tso_verdict verdict;
+	unsigned long seq;
+	char *text;
+};
+
 struct tso_ctx {
 	struct code_src code;
 	struct tso_opts opts;
-	bool litmus;
-	unsigned long n, counts[TSO_UNKNOWN + 1];
+	bool litmus, follow;
+	unsigned long n, counts[TSO_NVERDICTS];
+	struct tso_out *out;	/* ranked at the end unless following */
+	size_t nout, capout;
 };
 
 static void tso_usage(FILE *out)
@@ -36,9 +44,12 @@ static void tso_usage(FILE *out)
 		"reported stack, callees through memoized summaries) for a store that\n"
 		"can still sit in the store buffer when the load reads memory.\n"
 		"\n"
-		"Verdicts:\n"
-		"  triangular      a barrier-free earlier store exists (witness shown):\n"
-		"                  a candidate SC violation on x86\n"
+		"Verdicts (in this order, sc-violation first):\n"
+		"  sc-violation    triangular, and the racer loads the witness's location\n"
+		"                  after its store: store buffering, x86 can show an\n"
+		"                  outcome SC forbids (both halves and fences shown)\n"
+		"  triangular      a barrier-free earlier store exists (witness shown),\n"
+		"                  no closing load found in the racer's code\n"
 		"  not-triangular  every path from a store crosses a barrier (shown),\n"
 		"                  or there is no store: no non-SC outcome on x86\n"
 		"  write-write     both accesses are stores: never triangular\n"
@@ -50,8 +61,9 @@ static void tso_usage(FILE *out)
 		"  -j, --json           one JSON object per report (JSON lines)\n"
 		"  -s, --strict         count %%rsp-relative stores (on-stack completions,\n"
 		"                       wait-queue entries are shared)\n"
-		"  -l, --litmus         print an x86 herd7 litmus test for each triangular\n"
-		"                       race, and the built-in TSO checker's answer\n"
+		"  -l, --litmus         print the x86 herd7 litmus test of each\n"
+		"                       sc-violation (both halves) and of its fix (the\n"
+		"                       suggested fences), with the checker's answers\n"
 		"  -V, --vmlinux ELF    offline: code and symbols from ELF (vmlinux or any\n"
 		"                       x86-64 executable with a symtab); default: live\n"
 		"                       (/proc/kallsyms + /proc/kcore, root)\n"
@@ -124,61 +136,170 @@ static void witness_json(struct json *j, const struct code_src *c,
 	json_obj_end(j);
 }
 
-/* SB shaped on the race: P0 = the reader, P1 = the racing writer. */
-static void make_litmus(const struct kc_report *r, const struct tso_result *res,
-			const struct code_src *c, struct litmus *t)
+static void add_insn(struct litmus *t, int th, enum lit_op op, int loc,
+		     int reg, int val)
 {
-	char w[96], l[96], o[96] = "?";
-	const struct kc_access *other = res->other >= 0 ? &r->acc[res->other] : NULL;
+	struct lit_thread *p = &t->t[th];
+
+	p->insn[p->n++] = (struct lit_insn){ .op = op, .loc = loc, .reg = reg,
+					     .val = val };
+}
+
+/*
+ * The cycle as a two-thread test: P0 = the reader (witness store to x,
+ * racy load of y), P1 = the racer (store to y, closing load of x). With
+ * @fix, MFENCE where the suggestion puts smp_mb(); P1's own barrier, if
+ * it has one, is there either way.
+ */
+static void make_litmus(const struct kc_report *r, const struct tso_result *res,
+			const struct code_src *c, bool fix, struct litmus *t)
+{
+	char w[96], l[96], qs[96], ql[96];
 	int x, y, eax;
 
 	memset(t, 0, sizeof(*t));
 	code_symbolize(c, res->witness_ip, w, sizeof(w));
 	code_symbolize(c, res->load_ip, l, sizeof(l));
-	if (other && other->nframes)
-		snprintf(o, sizeof(o), "%s+0x%" PRIx64, other->frames[0].func,
-			 other->frames[0].off);
-	snprintf(t->name, sizeof(t->name), "%s+%s", r->acc[res->side].frames[0].func,
-		 other && other->nframes ? other->frames[0].func : "unknown");
+	code_symbolize(c, res->q.store_ip, qs, sizeof(qs));
+	code_symbolize(c, res->q.load_ip, ql, sizeof(ql));
+	snprintf(t->name, sizeof(t->name), "%.40s+%.40s%s",
+		 r->acc[res->side].frames[0].func,
+		 r->acc[res->other].frames[0].func, fix ? "+fences" : "");
 	snprintf(t->doc, sizeof(t->doc),
-		 "kcollider: witness store %s; racy load %s; racing store %s", w, l, o);
+		 "kcollider: P0 %.40s stores x, %.40s loads y; P1 %.40s stores y, %.40s loads x%s",
+		 w, l, qs, ql, fix ? "; smp_mb() as suggested" : "");
 	t->nthreads = 2;
 	x = lit_loc(t, "x");	/* the witness store's location */
 	y = lit_loc(t, "y");	/* the raced location */
 	eax = lit_reg(t, "EAX");
-	t->t[0].insn[t->t[0].n++] = (struct lit_insn){ .op = LIT_STORE, .loc = x, .val = 1 };
-	t->t[0].insn[t->t[0].n++] = (struct lit_insn){ .op = LIT_LOAD, .loc = y, .reg = eax };
-	t->t[1].insn[t->t[1].n++] = (struct lit_insn){ .op = LIT_STORE, .loc = y, .val = 1 };
-	t->t[1].insn[t->t[1].n++] = (struct lit_insn){ .op = LIT_LOAD, .loc = x, .reg = eax };
+	add_insn(t, 0, LIT_STORE, x, 0, 1);
+	if (fix)
+		add_insn(t, 0, LIT_MFENCE, 0, 0, 0);
+	add_insn(t, 0, LIT_LOAD, y, eax, 0);
+	add_insn(t, 1, LIT_STORE, y, 0, 1);
+	if (fix || res->q.fenced)
+		add_insn(t, 1, LIT_MFENCE, 0, 0, 0);
+	add_insn(t, 1, LIT_LOAD, x, eax, 0);
 	t->terms[t->nterms++] = (struct lit_term){ .thread = 0, .reg = eax, .val = 0 };
 	t->terms[t->nterms++] = (struct lit_term){ .thread = 1, .reg = eax, .val = 0 };
 }
 
-static char *litmus_text(const struct litmus *t, struct lit_result *tso,
-			 struct lit_result *sc)
+/* One test printed, with the checker's answers under TSO and SC. */
+struct lit_out {
+	char *text;
+	struct lit_result tso, sc;
+};
+
+static void litmus_text(const struct litmus *t, struct lit_out *o)
 {
-	char *buf = NULL;
 	size_t len;
-	FILE *f = open_memstream(&buf, &len);
+	FILE *f = open_memstream(&o->text, &len);
 
 	if (!f)
-		return NULL;
+		return;
 	lit_print(f, t);
 	fclose(f);
-	lit_check(t, LIT_TSO, tso);
-	lit_check(t, LIT_SC, sc);
-	return buf;
+	lit_check(t, LIT_TSO, &o->tso);
+	lit_check(t, LIT_SC, &o->sc);
 }
 
-static void result_json(struct tso_ctx *x, const struct kc_report *r,
-			const struct tso_result *res, const char *lit,
-			const struct lit_result *ltso, const struct lit_result *lsc)
+static void point_plain(struct json *j, const struct code_src *c,
+			const char *key, uint64_t ip)
+{
+	point_json(j, c, key, "ip", ip);
+	json_obj_end(j);
+}
+
+/* The two halves of the store-buffering cycle, and the fences. */
+static void cycle_json(struct json *j, const struct code_src *c,
+		       const struct tso_result *res)
+{
+	char buf[160];
+
+	if (res->verdict != TSO_SC_VIOLATION) {
+		json_null(j, "cycle");
+		json_null(j, "racer_fence");
+		return;
+	}
+	json_obj_begin(j, "cycle");
+	json_obj_begin(j, "reader");
+	point_plain(j, c, "store", res->witness_ip);
+	point_plain(j, c, "load", res->load_ip);
+	json_obj_end(j);
+	json_obj_begin(j, "racer");
+	point_plain(j, c, "store", res->q.store_ip);
+	point_plain(j, c, "load", res->q.load_ip);
+	if (res->q.fenced)
+		point_plain(j, c, "barrier", res->q.barrier_ip);
+	else
+		json_null(j, "barrier");
+	json_obj_end(j);
+	json_obj_end(j);
+	if (res->q.fenced) {
+		json_null(j, "racer_fence");
+		return;
+	}
+	json_obj_begin(j, "racer_fence");
+	json_hex(j, "before_ip", res->q.next_ip);
+	code_symbolize(c, res->q.next_ip, buf, sizeof(buf));
+	json_str(j, "symbol", buf);
+	json_obj_end(j);
+}
+
+static void litmus_json(struct json *j, const struct lit_out *lo)
+{
+	if (!lo[0].text)
+		return;
+	json_str(j, "litmus", lo[0].text);
+	json_bool(j, "litmus_tso_allowed", lo[0].tso.reachable);
+	json_bool(j, "litmus_sc_allowed", lo[0].sc.reachable);
+	json_str(j, "litmus_fixed", lo[1].text ? lo[1].text : "");
+	json_bool(j, "litmus_fixed_tso_allowed", lo[1].tso.reachable);
+	json_bool(j, "litmus_fixed_sc_allowed", lo[1].sc.reachable);
+}
+
+static void load_json(struct json *j, const struct code_src *c,
+		      const struct kc_report *r, const struct tso_result *res)
+{
+	char buf[160];
+
+	if (!res->have_load) {
+		json_null(j, "load");
+		return;
+	}
+	json_obj_begin(j, "load");
+	json_hex(j, "ip", res->load_ip);
+	code_symbolize(c, res->load_ip, buf, sizeof(buf));
+	json_str(j, "symbol", buf);
+	json_str(j, "insn", res->load_insn);
+	json_str(j, "role", res->side == kc_report_racer(r) ? "racer" : "sampled");
+	json_obj_end(j);
+}
+
+static void fence_json(struct json *j, const struct code_src *c,
+		       const struct tso_result *res)
+{
+	char buf[160];
+
+	if (!res->have_fence) {
+		json_null(j, "fence");
+		return;
+	}
+	json_obj_begin(j, "fence");
+	json_hex(j, "before_ip", res->fence_ip);
+	code_symbolize(c, res->fence_ip, buf, sizeof(buf));
+	json_str(j, "symbol", buf);
+	json_obj_end(j);
+}
+
+static void result_json(FILE *out, struct tso_ctx *x, const struct kc_report *r,
+			const struct tso_result *res, const struct lit_out *lo)
 {
 	const struct code_src *c = &x->code;
 	struct json j;
 	char buf[160];
 
-	json_init(&j, stdout);
+	json_init(&j, out);
 	json_obj_begin(&j, NULL);
 	json_str(&j, "source", r->source);
 	json_int(&j, "line", r->first_line);
@@ -187,17 +308,7 @@ static void result_json(struct tso_ctx *x, const struct kc_report *r,
 	json_str(&j, "verdict", tso_verdict_name(res->verdict));
 	json_str(&j, "reason", res->reason);
 	json_str(&j, "detail", res->detail);
-	if (res->have_load) {
-		json_obj_begin(&j, "load");
-		json_hex(&j, "ip", res->load_ip);
-		code_symbolize(c, res->load_ip, buf, sizeof(buf));
-		json_str(&j, "symbol", buf);
-		json_str(&j, "insn", res->load_insn);
-		json_str(&j, "role", res->side == kc_report_racer(r) ? "racer" : "sampled");
-		json_obj_end(&j);
-	} else {
-		json_null(&j, "load");
-	}
+	load_json(&j, c, r, res);
 	witness_json(&j, c, res);
 	if (res->have_barrier) {
 		point_json(&j, c, "barrier", "ip", res->barrier_ip);
@@ -205,73 +316,146 @@ static void result_json(struct tso_ctx *x, const struct kc_report *r,
 	} else {
 		json_null(&j, "barrier");
 	}
-	if (res->have_fence) {
-		json_obj_begin(&j, "fence");
-		json_hex(&j, "before_ip", res->fence_ip);
-		code_symbolize(c, res->fence_ip, buf, sizeof(buf));
-		json_str(&j, "symbol", buf);
-		json_obj_end(&j);
-	} else {
-		json_null(&j, "fence");
-	}
+	fence_json(&j, c, res);
+	cycle_json(&j, c, res);
 	if (res->have_unknown_ip) {
 		code_symbolize(c, res->unknown_ip, buf, sizeof(buf));
 		json_str(&j, "unknown_at", buf);
 	}
-	if (lit) {
-		json_str(&j, "litmus", lit);
-		json_bool(&j, "litmus_tso_allowed", ltso->reachable);
-		json_bool(&j, "litmus_sc_allowed", lsc->reachable);
-	}
+	litmus_json(&j, lo);
 	json_obj_end(&j);
 	json_line_end(&j);
 }
 
-static void result_text(struct tso_ctx *x, const struct kc_report *r,
+static void point_text(FILE *out, const struct code_src *c, const char *what,
+		       uint64_t ip)
+{
+	char a[160], b[160];
+
+	code_symbolize(c, ip, a, sizeof(a));
+	insn_text(c, ip, b, sizeof(b));
+	fprintf(out, "           %-8s %-28s %s\n", what, a, b);
+}
+
+static void cycle_text(FILE *out, const struct code_src *c,
+		       const struct tso_result *res)
+{
+	char a[160], b[160];
+
+	if (res->verdict != TSO_SC_VIOLATION)
+		return;
+	fprintf(out, "  cycle    reader (P0):\n");
+	point_text(out, c, "store", res->witness_ip);
+	point_text(out, c, "load", res->load_ip);
+	fprintf(out, "           racer (P1):\n");
+	point_text(out, c, "store", res->q.store_ip);
+	if (res->q.fenced)
+		point_text(out, c, "barrier", res->q.barrier_ip);
+	point_text(out, c, "load", res->q.load_ip);
+	if (!res->have_fence) {
+		fprintf(out, "  fix      no single smp_mb() closes every witness path\n");
+		return;
+	}
+	code_symbolize(c, res->fence_ip, a, sizeof(a));
+	code_symbolize(c, res->q.next_ip, b, sizeof(b));
+	if (res->q.fenced)
+		fprintf(out, "  fix      smp_mb() before %s (the racer has its barrier)\n", a);
+	else
+		fprintf(out, "  fix      smp_mb() before %s and smp_mb() before %s\n", a, b);
+}
+
+static void witness_text(FILE *out, const struct code_src *c,
+			 const struct tso_result *res)
+{
+	char a[160], b[160];
+	int i;
+
+	code_symbolize(c, res->witness_ip, a, sizeof(a));
+	insn_text(c, res->witness_ip, b, sizeof(b));
+	fprintf(out, "  witness  %s  %s", a, b);
+	if (code_source_line(c, res->witness_ip, b, sizeof(b)))
+		fprintf(out, "  (%s)", b);
+	fprintf(out, "\n  path     %d instructions:\n", res->path_len);
+	for (i = 0; i < res->path_len; i++) {
+		code_symbolize(c, res->path[i], a, sizeof(a));
+		insn_text(c, res->path[i], b, sizeof(b));
+		fprintf(out, "           %-28s %s\n", a, b);
+	}
+}
+
+static void result_text(FILE *out, struct tso_ctx *x, const struct kc_report *r,
 			const struct tso_result *res)
 {
 	const struct code_src *c = &x->code;
 	char a[160], b[160];
-	int i;
 
-	printf("#%lu %s:%d %s\n", x->n, r->source, r->first_line, r->title);
-	printf("  verdict  %s (%s): %s\n", tso_verdict_name(res->verdict),
-	       res->reason, res->detail);
+	fprintf(out, "#%lu %s:%d %s\n", x->n, r->source, r->first_line, r->title);
+	fprintf(out, "  verdict  %s (%s): %s\n", tso_verdict_name(res->verdict),
+		res->reason, res->detail);
 	if (res->have_load) {
 		code_symbolize(c, res->load_ip, a, sizeof(a));
-		printf("  load     %s  %s\n", a, res->load_insn);
+		fprintf(out, "  load     %s  %s\n", a, res->load_insn);
 	}
-	if (res->have_witness) {
-		code_symbolize(c, res->witness_ip, a, sizeof(a));
-		insn_text(c, res->witness_ip, b, sizeof(b));
-		printf("  witness  %s  %s", a, b);
-		if (code_source_line(c, res->witness_ip, b, sizeof(b)))
-			printf("  (%s)", b);
-		printf("\n  path     %d instructions:\n", res->path_len);
-		for (i = 0; i < res->path_len; i++) {
-			code_symbolize(c, res->path[i], a, sizeof(a));
-			insn_text(c, res->path[i], b, sizeof(b));
-			printf("           %-28s %s\n", a, b);
-		}
-	}
+	if (res->have_witness)
+		witness_text(out, c, res);
 	if (res->have_barrier) {
 		code_symbolize(c, res->barrier_ip, a, sizeof(a));
 		insn_text(c, res->barrier_ip, b, sizeof(b));
-		printf("  barrier  %s  %s\n", a, b);
+		fprintf(out, "  barrier  %s  %s\n", a, b);
 	}
-	if (res->have_fence) {
+	cycle_text(out, c, res);
+	if (res->have_fence && res->verdict == TSO_TRIANGULAR) {
 		code_symbolize(c, res->fence_ip, a, sizeof(a));
-		printf("  fence    smp_mb() before %s closes every witness path\n", a);
+		fprintf(out, "  fence    smp_mb() before %s closes every witness path\n", a);
 	}
+}
+
+static void litmus_print(FILE *out, const struct lit_out *lo)
+{
+	int i;
+
+	for (i = 0; i < 2 && lo[i].text; i++)
+		fprintf(out, "%s(x86-TSO: %s, SC: %s)\n", lo[i].text,
+			lo[i].tso.reachable ? "Allowed" : "Forbidden",
+			lo[i].sc.reachable ? "Allowed" : "Forbidden");
+}
+
+/* One report's output, kept until the end so that it can be ranked. */
+static void emit(struct tso_ctx *x, enum tso_verdict v, char *text)
+{
+	struct tso_out *o;
+
+	if (x->follow || !text) {
+		if (text)
+			fputs(text, stdout);
+		fflush(stdout);
+		free(text);
+		return;
+	}
+	if (x->nout == x->capout) {
+		size_t cap = x->capout ? 2 * x->capout : 64;
+
+		o = realloc(x->out, cap * sizeof(*o));
+		if (!o) {
+			fputs(text, stdout);
+			free(text);
+			return;
+		}
+		x->out = o;
+		x->capout = cap;
+	}
+	x->out[x->nout++] = (struct tso_out){ .verdict = v, .seq = x->n, .text = text };
 }
 
 static int on_report(const struct kc_report *r, void *data)
 {
 	struct tso_ctx *x = data;
-	struct lit_result ltso = { 0 }, lsc = { 0 };
+	struct lit_out lo[2] = { { 0 } };
 	struct tso_result res;
 	struct litmus t;
-	char *lit = NULL;
+	char *text = NULL;
+	size_t len;
+	FILE *out;
 
 	x->n++;
 	if (r->status != KC_REP_OK)
@@ -280,23 +464,51 @@ static int on_report(const struct kc_report *r, void *data)
 			kc_rep_status_name(r->status), r->first_line, r->error);
 	tso_analyze(&x->code, r, &x->opts, &res);
 	x->counts[res.verdict]++;
-	if (x->litmus && res.verdict == TSO_TRIANGULAR && res.have_witness) {
-		make_litmus(r, &res, &x->code, &t);
-		lit = litmus_text(&t, &ltso, &lsc);
+	if (x->litmus && res.verdict == TSO_SC_VIOLATION && res.have_witness) {
+		make_litmus(r, &res, &x->code, false, &t);
+		litmus_text(&t, &lo[0]);
+		make_litmus(r, &res, &x->code, true, &t);
+		litmus_text(&t, &lo[1]);
 	}
-	if (json_output) {
-		result_json(x, r, &res, lit, &ltso, &lsc);
-	} else {
-		result_text(x, r, &res);
-		if (lit)
-			printf("%s(x86-TSO: %s, SC: %s)\n", lit,
-			       ltso.reachable ? "Allowed" : "Forbidden",
-			       lsc.reachable ? "Allowed" : "Forbidden");
+	out = open_memstream(&text, &len);
+	if (out) {
+		if (json_output) {
+			result_json(out, x, r, &res, lo);
+		} else {
+			result_text(out, x, r, &res);
+			litmus_print(out, lo);
+		}
+		fclose(out);
 	}
-	fflush(stdout);
-	free(lit);
+	emit(x, res.verdict, text);
+	free(lo[0].text);
+	free(lo[1].text);
 	tso_result_free(&res);
 	return 0;
+}
+
+static int out_cmp(const void *a, const void *b)
+{
+	const struct tso_out *p = a, *q = b;
+
+	if (p->verdict != q->verdict)
+		return p->verdict < q->verdict ? -1 : 1;
+	return p->seq < q->seq ? -1 : p->seq > q->seq;
+}
+
+/* sc-violation first, then triangular, ... (the verdicts' order). */
+static void flush_ranked(struct tso_ctx *x)
+{
+	size_t i;
+
+	qsort(x->out, x->nout, sizeof(*x->out), out_cmp);
+	for (i = 0; i < x->nout; i++) {
+		fputs(x->out[i].text, stdout);
+		free(x->out[i].text);
+	}
+	free(x->out);
+	x->out = NULL;
+	x->nout = x->capout = 0;
 }
 
 static void summary_line(const struct tso_ctx *x)
@@ -304,9 +516,9 @@ static void summary_line(const struct tso_ctx *x)
 	int v;
 
 	printf("# %lu reports:", x->n);
-	for (v = 0; v <= TSO_UNKNOWN; v++)
+	for (v = 0; v < TSO_NVERDICTS; v++)
 		printf(" %lu %s%s", x->counts[v], tso_verdict_name(v),
-		       v < TSO_UNKNOWN ? "," : "\n");
+		       v < TSO_NVERDICTS - 1 ? "," : "\n");
 }
 
 int do_tso(int argc, char **argv)
@@ -383,13 +595,15 @@ int do_tso(int argc, char **argv)
 		free(x);
 		return 1;
 	}
+	x->follow = in.follow;
 	ret = kc_input_parse(&in, on_report, x, NULL, NULL);
+	flush_ranked(x);
 	if (ret)
 		fprintf(stderr, "%s: tso: %s: %s\n", prog_name,
 			in.kind == KC_IN_FILE ? in.path : "input", strerror(-ret));
 	else if (!json_output)
 		summary_line(x);
-	cfg_cache_free();
+	tso_cache_free();
 	code_close(&x->code);
 	free(x);
 	return ret ? 1 : 0;
