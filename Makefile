@@ -35,7 +35,7 @@ BUILD := $(CURDIR)/build
 export KDIR FLAVOUR VM_CPUS BUILD
 
 .PHONY: all kmod user selftests deps check run clean checkpatch sparse kdir-check bench \
-	bench-detect
+	bench-detect hunt
 
 all: kmod user
 
@@ -63,6 +63,12 @@ check: deps
 run: deps
 	@$(MAKE) --no-print-directory selftests
 	@VM_IMAGE="$(VM_IMAGE)" KREL="$(KREL)" selftests/runner/demo.sh
+
+# A real-kernel race hunt: targets=all, stress-ng on ext4/tmpfs/pipes/unix
+# sockets for HUNT_SECS (default 300), races grouped with TSO verdicts.
+hunt: deps
+	@$(MAKE) --no-print-directory selftests
+	@VM_IMAGE="$(VM_IMAGE)" KREL="$(KREL)" selftests/runner/hunt.sh
 
 checkpatch:
 	@scripts/checkpatch.sh

@@ -20,6 +20,8 @@ pkgs=(
 	libcapstone-dev libelf-dev libdw-dev pkg-config
 	# the benchmark scripts
 	bc
+	# make hunt: its workload, and ext4 on a loop device
+	stress-ng e2fsprogs
 	# static checking of kmod/
 	sparse
 )

@@ -79,6 +79,11 @@ if [ -r /dev/kvm ] && [ -w /dev/kvm ] && grep -qwE 'vmx|svm' /proc/cpuinfo; then
 	accel="-accel kvm -cpu host"
 fi
 
+# A QEMU monitor for post-mortems of a hung guest ("info registers -a");
+# in /tmp: a unix socket path must stay short whatever the clone's path.
+monitor=$(mktemp -u "${TMPDIR:-/tmp}/kc-vm-XXXXXX.sock")
+echo "$monitor" > "$results/monitor.path"
+
 tail -n +1 -F "$results/output.log" 2> /dev/null &
 tailer=$!
 
@@ -89,9 +94,11 @@ timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 \
 	-append "console=ttyS0 panic=-1 oops=panic loglevel=5 softlockup_panic=1 sysctl.kernel.panic_on_rcu_stall=1 rcupdate.rcu_cpu_stall_timeout=20 rdinit=/init $append" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$results,mount_tag=results,security_model=none" \
-	-serial "file:$results/console.log" -monitor none -display none \
+	-serial "file:$results/console.log" -display none \
+	-monitor "unix:$monitor,server,nowait" \
 	-nic none < /dev/null > "$results/qemu.log" 2>&1
 qemu_rc=$?
+rm -f "$monitor"
 
 sleep 0.3
 kill "$tailer" 2> /dev/null

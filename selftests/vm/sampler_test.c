@@ -106,14 +106,42 @@ static const char *dmesg_trouble(void)
 	return NULL;
 }
 
-/* Pipes, small files and directories: real VFS/pipe/tmpfs code runs. */
-static void workload(int rounds)
+/* Progress on the console: a test that hangs the VM says where. */
+static void kmsg(const char *fmt, int arg)
+{
+	char line[128];
+	int fd = open("/dev/kmsg", O_WRONLY);
+
+	if (fd < 0)
+		return;
+	snprintf(line, sizeof(line), "<4>sampler_test: ");
+	snprintf(line + strlen(line), sizeof(line) - strlen(line), fmt, arg);
+	if (write(fd, line, strlen(line)) < 0)
+		line[0] = '\0';
+	close(fd);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Pipes, small files and directories: real VFS/pipe/tmpfs code runs, for
+ * @rounds rounds or @secs seconds, whichever ends first (a sampled thread
+ * is slower by design: the soak must not depend on how much).
+ */
+static void workload_for(int rounds, double secs)
 {
 	char path[256], data[512] = { 1 };
 	const char *tmp = getenv("TMPDIR") ?: "/tmp";
+	double end = now_s() + secs;
 	int i, fd, p[2];
 
-	for (i = 0; i < rounds; i++) {
+	for (i = 0; i < rounds && now_s() < end; i++) {
 		snprintf(path, sizeof(path), "%s/kc_soak_%d", tmp, i % 16);
 		fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);
 		if (fd >= 0) {
@@ -131,6 +159,11 @@ static void workload(int rounds)
 			close(p[1]);
 		}
 	}
+}
+
+static void workload(int rounds)
+{
+	workload_for(rounds, 3600);
 }
 
 FIXTURE(engine) {
@@ -159,10 +192,11 @@ FIXTURE_TEARDOWN(engine)
 /* "all": vmlinux and every module, sampled, and nothing left behind */
 TEST_F_TIMEOUT(engine, all_targets_the_whole_kernel, 300)
 {
-	long sites, fired = 0;
+	long sites, samples = 0;
 	int i;
 
 	klog_mark();
+	kmsg("all: building", 0);
 	ASSERT_EQ(0, kc_write_attr("targets", "all"));
 	sites = target_sites("all");
 	/* Debian's vmlinux alone has hundreds of thousands */
@@ -171,14 +205,18 @@ TEST_F_TIMEOUT(engine, all_targets_the_whole_kernel, 300)
 	ASSERT_GT(kc_stat("funcs_denied"), 100);
 	/* well under 16 MB for the table */
 	ASSERT_LT(kc_stat("sites_bytes"), 16L << 20);
+	kmsg("all: sampling", 0);
 	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
-	/* until something fired: the workload runs VFS and pipe code */
-	for (i = 0; i < 600 && fired <= 0; i++) {
+	/* until a sample: the workload runs VFS and pipe code */
+	for (i = 0; i < 600 && samples <= 0; i++) {
 		workload(200);
-		fired = kc_stat("fired");
+		samples = kc_stat("samples");
 	}
-	ASSERT_GT(fired, 0);
-	ASSERT_GT(kc_stat("samples"), 0);
+	ASSERT_GT(kc_stat("fired"), 0);
+	ASSERT_GT(samples, 0) {
+		kc_read_attr("stats", buf, sizeof(buf));
+		TH_LOG("%s", buf);
+	}
 	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
 	/* disabled: no breakpoint stays in the text */
 	ASSERT_EQ(0, kprobes_enabled());
@@ -295,21 +333,25 @@ TEST_F_TIMEOUT(soak, load_unload_with_hot_targets, 1500)
 		SKIP(return, "not inside the kcollider test VM");
 	klog_mark();
 	for (cycle = 0; cycle < 50; cycle++) {
+		kmsg("soak cycle %d", cycle);
 		ASSERT_EQ(0, kc_load_module(kc_module_path(), NULL))
 			TH_LOG("cycle %d: load: %s", cycle, strerror(errno));
-		ASSERT_EQ(0, kc_write_attr("sample_rate", "1000"));
+		ASSERT_EQ(0, kc_write_attr("sample_rate", "500"));
 		ASSERT_EQ(0, kc_write_attr("targets",
 					   cycle % 5 == 4 ? "all" : hot))
 			TH_LOG("cycle %d", cycle);
+		kmsg("soak cycle %d: enabled", cycle);
 		ASSERT_EQ(0, kc_write_attr("enabled", "1"));
-		workload(300);
+		workload_for(100000, 1.0);
+		kmsg("soak cycle %d: workload done", cycle);
 		ASSERT_EQ(0, kc_write_attr("enabled", "0"));
 		ASSERT_EQ(0, kprobes_enabled()) TH_LOG("cycle %d", cycle);
+		kmsg("soak cycle %d: unloading", cycle);
 		ASSERT_EQ(0, kc_unload_module("kcollider"))
 			TH_LOG("cycle %d: unload: %s", cycle, strerror(errno));
 		ASSERT_EQ(0, kprobes_listed()) TH_LOG("cycle %d", cycle);
 		/* after the unload too: a stale int3 would trap here */
-		workload(100);
+		workload_for(100000, 0.5);
 		trouble = dmesg_trouble();
 		ASSERT_EQ(NULL, trouble) TH_LOG("cycle %d: %s", cycle, trouble);
 	}

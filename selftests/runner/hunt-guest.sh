@@ -1,0 +1,55 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest side of hunt.sh. usage: hunt-guest.sh TOP SECONDS
+set -u
+top=$1
+secs=$2
+cli=$top/user/kcollider
+sys=/sys/kernel/kcollider
+out=$KC_RESULTS
+work=$TMPDIR/hunt
+step() { printf '\n== %s\n' "$*"; }
+
+step "ext4 on a loop device, tmpfs"
+modprobe loop 2> /dev/null
+modprobe ext4 || exit 1
+mkdir -p "$work/ext4" "$work/tmpfs"
+truncate -s 512M "$work/disk.img" || exit 1
+mkfs.ext4 -q -F "$work/disk.img" || exit 1
+dev=$(losetup -f --show "$work/disk.img") || exit 1
+mount -t ext4 "$dev" "$work/ext4" || exit 1
+mount -t tmpfs -o size=256M tmpfs "$work/tmpfs" || exit 1
+
+step "insmod kcollider.ko, targets=all"
+insmod "$top/kmod/kcollider.ko" targets=all || exit 1
+cat $sys/targets
+echo 1 > $sys/enabled || exit 1
+
+step "workload: $secs s of stress-ng (pipes, unix sockets, files, directories)"
+stress-ng --timeout "${secs}s" --metrics-brief \
+	--pipe 2 --sock 2 --sock-domain unix \
+	--hdd 1 --hdd-bytes 32M --temp-path "$work/ext4" \
+	--dir 1 --dentry 1 --rename 1 --temp-path "$work/ext4" 2>&1 | tail -12 &
+ext4=$!
+stress-ng --timeout "${secs}s" --quiet \
+	--dir 1 --rename 1 --temp-path "$work/tmpfs" &
+tmpfs=$!
+wait $ext4 $tmpfs
+echo 0 > $sys/enabled
+
+step "races by function pair (kcollider report group)"
+cp /sys/kernel/debug/kcollider/reports "$out/reports.log"
+"$cli" report group "$out/reports.log"
+
+step "TSO verdicts (kcollider tso, live)"
+"$cli" tso "$out/reports.log" 2> /dev/null | grep -E '^(#|verdict|[^ ].* / )' |
+	head -200
+
+step "kcollider status"
+"$cli" status
+
+rmmod kcollider || exit 1
+umount "$work/ext4" "$work/tmpfs"
+losetup -d "$dev"
+! dmesg | grep -E 'WARNING:|Oops|BUG: (unable|kernel)|self-detected stall|soft lockup'

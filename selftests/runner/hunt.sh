@@ -1,0 +1,21 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make hunt: a real-kernel race hunt. Boots the test VM, targets "all"
+# (vmlinux and every module), runs a parallel workload on real subsystems
+# (ext4 on a loop device, tmpfs, pipes, unix sockets) for HUNT_SECS
+# seconds (default 300), then prints the races grouped by function pair,
+# their TSO verdicts and kcollider's counters. The report log is kept in
+# build/results/hunt/reports.log. Environment as for check.sh.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+results=${BUILD:-$top/build}/results/hunt
+secs=${HUNT_SECS:-300}
+case $secs in
+''|*[!0-9]*) echo "hunt: HUNT_SECS=$secs: not a number of seconds" >&2; exit 2 ;;
+esac
+"$top/selftests/runner/run-vm.sh" -o "$results" -k "${VM_IMAGE:-}" \
+	-r "${KREL:-}" -c "${VM_CPUS:-4}" -M 3072 \
+	-t "${VM_TIMEOUT:-$((secs + 900))}" -- \
+	"$top/selftests/runner/hunt-guest.sh" "$top" "$secs"
