@@ -18,6 +18,8 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/delay.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/kprobes.h>
@@ -54,9 +56,13 @@ struct kc_slot {
 struct kc_watch_cpu {
 	call_single_data_t csd[KC_MAX_SLOTS];
 	unsigned int acked[KC_MAX_SLOTS];	/* seq applied last */
+	bool holds[KC_MAX_SLOTS];		/* ... with a register */
 	int drn[KC_MAX_SLOTS];			/* DR holding the slot */
 	unsigned long written[KC_MAX_SLOTS];	/* what we put in it */
 };
+
+/* An odd value: never a published seq, so a fresh CPU counts as unarmed. */
+#define KC_SEQ_NONE	UINT_MAX
 
 static DEFINE_PER_CPU(struct kc_watch_cpu, kc_watch_cpu);
 
@@ -67,6 +73,7 @@ static atomic_t kc_arm_latency_next = ATOMIC_INIT(0);
 static struct kc_slot kc_slots[KC_MAX_SLOTS];
 static unsigned int kc_nr_slots;
 static atomic_t kc_ipis_in_flight = ATOMIC_INIT(0);
+static int kc_cpuhp_state;
 
 static unsigned long kc_dr_read(int n)
 {
@@ -81,10 +88,12 @@ static unsigned long kc_slot_parked(struct kc_slot *slot)
 	return (unsigned long)&slot->placeholder;
 }
 
+/* A CPU brought up zeroes its registers: 0 is never ours. */
 static bool kc_dr_is_ours(struct kc_slot *slot, struct kc_watch_cpu *wc,
 			  unsigned long dr)
 {
-	return dr == kc_slot_parked(slot) || dr == wc->written[slot->index];
+	return dr && (dr == kc_slot_parked(slot) ||
+		      dr == wc->written[slot->index]);
 }
 
 /* Which DRn perf gave this slot on this CPU; it can move, so re-check. */
@@ -149,7 +158,9 @@ static void kc_watch_apply_local(struct kc_slot *slot)
 		smp_rmb();
 	} while ((seq & 1) || seq != READ_ONCE(slot->seq));
 
-	drn = kc_watch_find_drn(slot, wc);
+	/* no perf event here (a CPU onlined since): no register to use */
+	drn = *this_cpu_ptr(slot->bp) ? kc_watch_find_drn(slot, wc) : -1;
+	wc->holds[slot->index] = drn >= 0;
 	if (drn < 0)
 		goto ack;
 	dr = kc_dr_read(drn);
@@ -234,7 +245,9 @@ static unsigned int kc_watch_propagate(struct kc_slot *slot)
 			struct kc_watch_cpu *wc = per_cpu_ptr(&kc_watch_cpu, cpu);
 
 			/* pairs with the ack in kc_watch_apply_local() */
-			if (smp_load_acquire(&wc->acked[slot->index]) == seq)
+			/* pairs with the ack in kc_watch_apply_local() */
+			if (smp_load_acquire(&wc->acked[slot->index]) == seq &&
+			    READ_ONCE(wc->holds[slot->index]))
 				done++;
 		}
 		if (done >= num_online_cpus() || ktime_get_mono_fast_ns() > deadline)
@@ -457,8 +470,73 @@ static void kc_watch_scan_cpu(void *unused)
 	for (i = 0; i < kc_nr_slots; i++) {
 		wc->written[i] = kc_slot_parked(&kc_slots[i]);
 		wc->drn[i] = -1;
-		kc_watch_find_drn(&kc_slots[i], wc);
+		wc->holds[i] = false;
+		wc->acked[i] = KC_SEQ_NONE;
+		if (*this_cpu_ptr(kc_slots[i].bp))
+			kc_watch_find_drn(&kc_slots[i], wc);
 	}
+}
+
+static struct perf_event *kc_watch_event_new(struct kc_slot *slot, int cpu)
+{
+	struct perf_event_attr attr;
+
+	hw_breakpoint_init(&attr);
+	attr.bp_addr = kc_slot_parked(slot);
+	attr.bp_len = HW_BREAKPOINT_LEN_8;
+	attr.bp_type = HW_BREAKPOINT_W;
+	return perf_event_create_kernel_counter(&attr, cpu, NULL, kc_watch_hit,
+						slot);
+}
+
+/*
+ * CPU hotplug, on the CPU itself. A wide breakpoint has events only for
+ * the CPUs online when it was registered, and an offlined CPU's event is
+ * detached for good: each CPU coming up gets events of its own, each
+ * going down gives them back. Until then the CPU holds no register and
+ * is never counted as armed.
+ */
+static int kc_watch_cpu_up(unsigned int cpu)
+{
+	struct perf_event *bp;
+	unsigned long flags;
+	unsigned int i;
+
+	for (i = 0; i < kc_nr_slots; i++) {
+		if (*per_cpu_ptr(kc_slots[i].bp, cpu))
+			continue;
+		bp = kc_watch_event_new(&kc_slots[i], cpu);
+		if (IS_ERR(bp)) {
+			pr_warn("CPU %u: no watch slot %u: %ld\n", cpu, i,
+				PTR_ERR(bp));
+			continue;
+		}
+		*per_cpu_ptr(kc_slots[i].bp, cpu) = bp;
+	}
+	local_irq_save(flags);
+	kc_watch_scan_cpu(NULL);
+	local_irq_restore(flags);
+	return 0;
+}
+
+static int kc_watch_cpu_down(unsigned int cpu)
+{
+	struct kc_watch_cpu *wc = per_cpu_ptr(&kc_watch_cpu, cpu);
+	struct perf_event *bp;
+	unsigned long flags;
+	unsigned int i;
+
+	for (i = 0; i < kc_nr_slots; i++) {
+		local_irq_save(flags);
+		bp = *per_cpu_ptr(kc_slots[i].bp, cpu);
+		*per_cpu_ptr(kc_slots[i].bp, cpu) = NULL;
+		wc->drn[i] = -1;
+		wc->holds[i] = false;
+		local_irq_restore(flags);
+		if (bp)
+			perf_event_release_kernel(bp);
+	}
+	return 0;
 }
 
 static void kc_watch_unregister(unsigned int n)
@@ -473,7 +551,7 @@ int kc_watch_init(unsigned int nr_slots)
 {
 	struct perf_event_attr attr;
 	unsigned int i;
-	int cpu;
+	int cpu, ret;
 
 	kc_nr_slots = nr_slots;
 	for (i = 0; i < nr_slots; i++) {
@@ -499,7 +577,14 @@ int kc_watch_init(unsigned int nr_slots)
 			INIT_CSD(&per_cpu(kc_watch_cpu, cpu).csd[i],
 				 kc_watch_ipi, slot);
 	}
-	on_each_cpu(kc_watch_scan_cpu, NULL, 1);
+	/* the start-up callback also runs now, on every online CPU */
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "kcollider/watch:online",
+				kc_watch_cpu_up, kc_watch_cpu_down);
+	if (ret < 0) {
+		kc_watch_unregister(nr_slots);
+		return ret;
+	}
+	kc_cpuhp_state = ret;
 	return 0;
 }
 
@@ -515,7 +600,11 @@ void kc_watch_exit(void)
 	/* Every queued async IPI must run before its csd memory goes away. */
 	while (atomic_read(&kc_ipis_in_flight))
 		usleep_range(1000, 2000);
+	cpus_read_lock();
 	for (i = 0; i < kc_nr_slots; i++)
 		on_each_cpu((smp_call_func_t)kc_watch_apply_local, &kc_slots[i], 1);
+	cpus_read_unlock();
+	/* the events, those of CPUs onlined since included, go with the slots */
+	cpuhp_remove_state_nocalls(kc_cpuhp_state);
 	kc_watch_unregister(kc_nr_slots);
 }

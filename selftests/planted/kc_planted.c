@@ -583,10 +583,23 @@ noinline void kc_n7_use_b(struct kc_n7_obj *o)
 	o->owner = 0xb;
 }
 
+/*
+ * The two threads share a CPU and take strict turns: each allocation comes
+ * right after the other thread's free, on the same CPU, so the allocator's
+ * per-CPU free list hands back the object just freed (whatever else of
+ * that size the kernel allocates in between only makes a turn miss).
+ */
+static atomic_t kc_n7_turn;
+
 static void kc_n7_cycle(int me, void (*use)(struct kc_n7_obj *))
 {
-	struct kc_n7_obj *o = kmalloc(sizeof(*o), GFP_KERNEL);
+	struct kc_n7_obj *o;
 
+	if (atomic_read(&kc_n7_turn) != me) {
+		yield();
+		return;
+	}
+	o = kmalloc(sizeof(*o), GFP_KERNEL);
 	if (!o)
 		return;
 	atomic_long_inc(&kc_n7_allocs);
@@ -595,8 +608,8 @@ static void kc_n7_cycle(int me, void (*use)(struct kc_n7_obj *))
 	use(o);
 	WRITE_ONCE(kc_n7_last_free[me], o);
 	kfree(o);
-	/* let the other thread on this CPU take the object just freed */
-	cond_resched();
+	atomic_set(&kc_n7_turn, !me);
+	yield();
 }
 
 static void kc_n7_thread_a(void)

@@ -357,4 +357,71 @@ TEST_F_TIMEOUT(soak, load_unload_with_hot_targets, 1500)
 	}
 }
 
+static int cpu_online(int cpu, bool on)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 cpu);
+	return kc_write_file(path, on ? "1" : "0");
+}
+
+/* Runs @scenario for @ms in a child, so the parent can act meanwhile. */
+static pid_t run_in_background(const char *scenario, int ms)
+{
+	char cmd[64];
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	snprintf(cmd, sizeof(cmd), "%s %d", scenario, ms);
+	_exit(kc_write_file("/sys/kernel/debug/kc_planted/run", cmd) ? 1 : 0);
+}
+
+/*
+ * A CPU offline at load and onlined while sampling had no perf event for
+ * the watch slots, and the arming IPI dereferenced a NULL breakpoint in
+ * hardirq context (a panic). Cycle the last CPU under R1 and check the
+ * watch still takes on every CPU afterwards.
+ */
+TEST_F_TIMEOUT(soak, cpu_hotplug_while_sampling, 300)
+{
+	int cpu = sysconf(_SC_NPROCESSORS_CONF) - 1, status, i;
+	long full;
+	pid_t bg;
+
+	if (!kc_in_vm())
+		SKIP(return, "not inside the kcollider test VM");
+	ASSERT_GT(cpu, 0);
+	klog_mark();
+	ASSERT_EQ(0, cpu_online(cpu, false));
+	ASSERT_EQ(0, kc_load_module(kc_module_path(), NULL));
+	ASSERT_EQ(0, kc_load_module(planted_path(), NULL));
+	ASSERT_EQ(0, kc_write_attr("targets",
+				   "kc_planted:kc_r1_inc,kc_planted:kc_r1_dec"));
+	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	bg = run_in_background("r1", 8000);
+	ASSERT_LT(0, bg);
+	for (i = 0; i < 3; i++) {
+		sleep(1);
+		ASSERT_EQ(0, cpu_online(cpu, true)) TH_LOG("online %d", i);
+		sleep(1);
+		if (i < 2)
+			ASSERT_EQ(0, cpu_online(cpu, false)) TH_LOG("off %d", i);
+	}
+	ASSERT_EQ(bg, waitpid(bg, &status, 0));
+	ASSERT_EQ(0, status);
+	ASSERT_GT(kc_stat("samples"), 0);
+	/* every CPU online: some watch must take on all of them again */
+	full = kc_stat("watch_full");
+	for (i = 0; i < 15 && kc_stat("watch_full") == full; i++)
+		ASSERT_EQ(0, kc_write_file("/sys/kernel/debug/kc_planted/run",
+					   "r1 2000"));
+	ASSERT_GT(kc_stat("watch_full"), full);
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+	ASSERT_EQ(0, kc_unload_module("kcollider"));
+	ASSERT_EQ(NULL, dmesg_trouble());
+}
+
 TEST_HARNESS_MAIN
