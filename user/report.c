@@ -15,7 +15,7 @@
 #include "report_out.h"
 
 struct group {
-	char title[2 * KC_NAME_LEN];
+	char title[2 * KC_VAL_LEN];
 	char tool[16];
 	unsigned long count, bad;
 	int first_line, last_line;
@@ -40,12 +40,14 @@ static void report_usage(FILE *out)
 		"and a warning goes to stderr.\n"
 		"\n"
 		"OPTIONS:\n"
-		"  -j, --json       one JSON object per report or group (JSON lines)\n"
+		KC_COMMON_USAGE
 		KC_INPUT_USAGE
-		"  -h, --help       this help\n"
 		"\n"
-		"Exit status: 0 when the input was read (even with bad reports),\n"
-		"1 when it could not be read, 2 on a usage error.\n", prog_name);
+		"JSON: one object per report or group (JSON lines).\n"
+		"\n"
+		KC_EXIT_HELP
+		"A report that is malformed or truncated is not an error (status 0):\n"
+		"its \"status\" says so.\n", prog_name);
 }
 
 /* syzkaller's title: offsets removed, so rebuilds dedup together. */
@@ -159,8 +161,7 @@ static void print_groups(struct report_ctx *c)
 int do_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
+		KC_COMMON_LONGOPTS,
 		KC_INPUT_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -175,13 +176,11 @@ int do_report(int argc, char **argv)
 		argv++;
 	}
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "jh" KC_INPUT_OPTS_SHORT, opts,
-				  NULL)) != -1) {
-		if (kc_input_option(&in, opt, optarg))
+	while ((opt = getopt_long(argc, argv, KC_COMMON_OPTS_SHORT KC_INPUT_OPTS_SHORT,
+				  opts, NULL)) != -1) {
+		if (kc_input_option(&in, opt, optarg) || kc_common_option(opt))
 			continue;
-		if (opt == 'j') {
-			json_output = true;
-		} else if (opt == 'h') {
+		if (opt == 'h') {
 			report_usage(stdout);
 			return 0;
 		} else {
@@ -197,10 +196,9 @@ int do_report(int argc, char **argv)
 	}
 	ret = kc_input_parse(&in, on_report, &c, &n, &bad);
 	if (ret) {
-		fprintf(stderr, "%s: report: %s: %s\n", prog_name,
-			in.kind == KC_IN_FILE ? in.path : "input", strerror(-ret));
+		kc_input_error("report", &in, ret);
 		free(c.groups);
-		return 1;
+		return KC_EXIT_FAIL;
 	}
 	if (c.group)
 		print_groups(&c);

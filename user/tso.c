@@ -19,6 +19,7 @@
  * before it closes every witness path (checked by searching again with the
  * path blocked there).
  */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -460,20 +461,34 @@ static const char *locate_load(const struct code_src *c,
 	return NULL;
 }
 
+/* The detail text, whatever its length (it may hold symbol names). */
+static __attribute__((format(printf, 2, 3)))
+void set_detail(struct tso_result *res, const char *fmt, ...)
+{
+	va_list ap;
+
+	free(res->detail);
+	va_start(ap, fmt);
+	if (vasprintf(&res->detail, fmt, ap) < 0)
+		res->detail = NULL;
+	va_end(ap);
+}
+
 static void set_unknown(struct tso_result *res, const char *why, uint64_t ip,
 			const struct code_src *c)
 {
-	char sym[160];
+	char *sym;
 
 	res->verdict = TSO_UNKNOWN;
 	res->reason = why;
 	if (ip) {
 		res->have_unknown_ip = true;
 		res->unknown_ip = ip;
-		code_symbolize(c, ip, sym, sizeof(sym));
-		snprintf(res->detail, sizeof(res->detail), "%s at %s", why, sym);
+		sym = code_sym(c, ip);
+		set_detail(res, "%s at %s", why, sym ? sym : "?");
+		free(sym);
 	} else {
-		snprintf(res->detail, sizeof(res->detail), "%s", why);
+		set_detail(res, "%s", why);
 	}
 }
 
@@ -521,8 +536,7 @@ static void verdict_from(struct bfs *b, struct tso_result *res)
 		res->path = build_path(b, &res->path_len);
 		res->have_witness = res->path && res->path_len;
 		res->witness_ip = res->have_witness ? res->path[0] : 0;
-		snprintf(res->detail, sizeof(res->detail),
-			 "a store may still be in the store buffer at the load");
+		set_detail(res, "a store may still be in the store buffer at the load");
 		find_fence(b, res);
 	} else if (b->fd.u_dist >= 0) {
 		set_unknown(res, b->fd.u_reason, b->fd.u_ip, c);
@@ -531,13 +545,11 @@ static void verdict_from(struct bfs *b, struct tso_result *res)
 		res->reason = "barrier";
 		res->have_barrier = true;
 		res->barrier_ip = b->fd.b_ip;
-		snprintf(res->detail, sizeof(res->detail),
-			 "every path from a store to the load crosses a barrier");
+		set_detail(res, "every path from a store to the load crosses a barrier");
 	} else {
 		res->verdict = TSO_NOT_TRIANGULAR;
 		res->reason = "no-store";
-		snprintf(res->detail, sizeof(res->detail),
-			 "no store before the load on any path of the reported stack");
+		set_detail(res, "no store before the load on any path of the reported stack");
 	}
 }
 
@@ -561,8 +573,7 @@ static void analyze_load(const struct code_src *c, const struct kc_access *a,
 	if (f->insn[idx].flags & DI_LOCKED) {
 		res->verdict = TSO_LOCKED;
 		res->reason = "locked-load";
-		snprintf(res->detail, sizeof(res->detail),
-			 "the load is LOCK'd: it drains the store buffer first");
+		set_detail(res, "the load is LOCK'd: it drains the store buffer first");
 		return;
 	}
 	if (frame_alloc(&fr[0], f, idx)) {
@@ -613,8 +624,7 @@ void tso_analyze(const struct code_src *c, const struct kc_report *r,
 		res->reason = "both-stores";
 		res->side = sampled;
 		res->other = racer;
-		snprintf(res->detail, sizeof(res->detail),
-			 r->nacc ? "both accesses are stores: stores drain in order"
+		set_detail(res, "%s", r->nacc ? "both accesses are stores: stores drain in order"
 				 : "no access in the report");
 		if (!r->nacc)
 			set_unknown(res, "malformed-report", 0, c);
@@ -638,4 +648,6 @@ void tso_result_free(struct tso_result *res)
 {
 	free(res->path);
 	res->path = NULL;
+	free(res->detail);
+	res->detail = NULL;
 }

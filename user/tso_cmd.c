@@ -7,8 +7,10 @@
  * on x86? The verdict, the witness store and its path, the protecting
  * barrier, and where one smp_mb() would close every witness path.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,7 +49,9 @@ static void tso_usage(FILE *out)
 		"                  code-unavailable, decode-failure, depth\n"
 		"\n"
 		"OPTIONS:\n"
-		"  -j, --json           one JSON object per report (JSON lines)\n"
+		"  -j, --json           one JSON object per report (JSON lines;\n"
+		"                       errors as {\"error\": ...})\n"
+		"  -p, --pretty         JSON, indented for people (implies -j)\n"
 		"  -s, --strict         count %%rsp-relative stores (on-stack completions,\n"
 		"                       wait-queue entries are shared)\n"
 		"  -l, --litmus         print an x86 herd7 litmus test for each triangular\n"
@@ -64,10 +68,11 @@ static void tso_usage(FILE *out)
 		"                       for a module not in it, /lib/modules/$(uname -r)\n"
 		"  -d, --max-depth N    callee summary nesting limit (default 8)\n"
 		KC_INPUT_USAGE
-		"  -h, --help           this help\n"
+		"  -h, --help           this help (also: \"kcollider help tso\")\n"
 		"\n"
 		"Exit status: 0 when the reports were read, 1 when the code or the\n"
-		"input could not be opened, 2 on a usage error.\n", prog_name);
+		"input could not be opened (the message names it and the cause),\n"
+		"2 on a usage error.\n", prog_name);
 }
 
 static void insn_text(const struct code_src *c, uint64_t ip, char *buf,
@@ -80,15 +85,24 @@ static void insn_text(const struct code_src *c, uint64_t ip, char *buf,
 	snprintf(buf, len, "%s", i >= 0 ? f->insn[i].text : "?");
 }
 
+/* "func+0xoff" of @ip as member @key, however long the name. */
+static void sym_json(struct json *j, const struct code_src *c, const char *key,
+		     uint64_t ip)
+{
+	char *sym = code_sym(c, ip);
+
+	json_str(j, key, sym ? sym : "?");
+	free(sym);
+}
+
 static void point_json(struct json *j, const struct code_src *c,
 		       const char *key, const char *ipkey, uint64_t ip)
 {
-	char buf[160];
+	char buf[PATH_MAX + 32];
 
 	json_obj_begin(j, key);
 	json_hex(j, ipkey, ip);
-	code_symbolize(c, ip, buf, sizeof(buf));
-	json_str(j, "symbol", buf);
+	sym_json(j, c, "symbol", ip);
 	insn_text(c, ip, buf, sizeof(buf));
 	json_str(j, "insn", buf);
 	if (code_source_line(c, ip, buf, sizeof(buf)))
@@ -114,8 +128,7 @@ static void witness_json(struct json *j, const struct code_src *c,
 
 		json_obj_begin(j, NULL);
 		json_hex(j, "ip", res->path[i]);
-		code_symbolize(c, res->path[i], buf, sizeof(buf));
-		json_str(j, "symbol", buf);
+		sym_json(j, c, "symbol", res->path[i]);
 		insn_text(c, res->path[i], buf, sizeof(buf));
 		json_str(j, "insn", buf);
 		json_obj_end(j);
@@ -124,24 +137,30 @@ static void witness_json(struct json *j, const struct code_src *c,
 	json_obj_end(j);
 }
 
-/* SB shaped on the race: P0 = the reader, P1 = the racing writer. */
-static void make_litmus(const struct kc_report *r, const struct tso_result *res,
-			const struct code_src *c, struct litmus *t)
+/*
+ * SB shaped on the race: P0 = the reader, P1 = the racing writer. Returns
+ * the doc string (t->note), allocated: names of any length, never cut.
+ */
+static char *make_litmus(const struct kc_report *r, const struct tso_result *res,
+			 const struct code_src *c, struct litmus *t)
 {
-	char w[96], l[96], o[96] = "?";
 	const struct kc_access *other = res->other >= 0 ? &r->acc[res->other] : NULL;
+	char *w = code_sym(c, res->witness_ip), *l = code_sym(c, res->load_ip);
+	char *note = NULL;
 	int x, y, eax;
 
 	memset(t, 0, sizeof(*t));
-	code_symbolize(c, res->witness_ip, w, sizeof(w));
-	code_symbolize(c, res->load_ip, l, sizeof(l));
-	if (other && other->nframes)
-		snprintf(o, sizeof(o), "%s+0x%" PRIx64, other->frames[0].func,
-			 other->frames[0].off);
+	if (asprintf(&note, "kcollider: witness store %s; racy load %s; racing store %s+0x%" PRIx64,
+		     w ? w : "?", l ? l : "?",
+		     other && other->nframes ? other->frames[0].func : "?",
+		     other && other->nframes ? other->frames[0].off : 0) < 0)
+		note = NULL;
+	free(w);
+	free(l);
+	t->note = note;
+	/* Two names of at most KC_SYM_LEN - 1 each: LIT_NAME_LEN holds them. */
 	snprintf(t->name, sizeof(t->name), "%s+%s", r->acc[res->side].frames[0].func,
 		 other && other->nframes ? other->frames[0].func : "unknown");
-	snprintf(t->doc, sizeof(t->doc),
-		 "kcollider: witness store %s; racy load %s; racing store %s", w, l, o);
 	t->nthreads = 2;
 	x = lit_loc(t, "x");	/* the witness store's location */
 	y = lit_loc(t, "y");	/* the raced location */
@@ -152,6 +171,7 @@ static void make_litmus(const struct kc_report *r, const struct tso_result *res,
 	t->t[1].insn[t->t[1].n++] = (struct lit_insn){ .op = LIT_LOAD, .loc = x, .reg = eax };
 	t->terms[t->nterms++] = (struct lit_term){ .thread = 0, .reg = eax, .val = 0 };
 	t->terms[t->nterms++] = (struct lit_term){ .thread = 1, .reg = eax, .val = 0 };
+	return note;
 }
 
 static char *litmus_text(const struct litmus *t, struct lit_result *tso,
@@ -176,7 +196,6 @@ static void result_json(struct tso_ctx *x, const struct kc_report *r,
 {
 	const struct code_src *c = &x->code;
 	struct json j;
-	char buf[160];
 
 	json_init(&j, stdout);
 	json_obj_begin(&j, NULL);
@@ -190,8 +209,7 @@ static void result_json(struct tso_ctx *x, const struct kc_report *r,
 	if (res->have_load) {
 		json_obj_begin(&j, "load");
 		json_hex(&j, "ip", res->load_ip);
-		code_symbolize(c, res->load_ip, buf, sizeof(buf));
-		json_str(&j, "symbol", buf);
+		sym_json(&j, c, "symbol", res->load_ip);
 		json_str(&j, "insn", res->load_insn);
 		json_str(&j, "role", res->side == kc_report_racer(r) ? "racer" : "sampled");
 		json_obj_end(&j);
@@ -208,16 +226,13 @@ static void result_json(struct tso_ctx *x, const struct kc_report *r,
 	if (res->have_fence) {
 		json_obj_begin(&j, "fence");
 		json_hex(&j, "before_ip", res->fence_ip);
-		code_symbolize(c, res->fence_ip, buf, sizeof(buf));
-		json_str(&j, "symbol", buf);
+		sym_json(&j, c, "symbol", res->fence_ip);
 		json_obj_end(&j);
 	} else {
 		json_null(&j, "fence");
 	}
-	if (res->have_unknown_ip) {
-		code_symbolize(c, res->unknown_ip, buf, sizeof(buf));
-		json_str(&j, "unknown_at", buf);
-	}
+	if (res->have_unknown_ip)
+		sym_json(&j, c, "unknown_at", res->unknown_ip);
 	if (lit) {
 		json_str(&j, "litmus", lit);
 		json_bool(&j, "litmus_tso_allowed", ltso->reachable);
@@ -227,41 +242,53 @@ static void result_json(struct tso_ctx *x, const struct kc_report *r,
 	json_line_end(&j);
 }
 
+/* "  label    func+0xoff  insn", names of any length. */
+static void point_text(const struct code_src *c, const char *label, uint64_t ip,
+		       bool with_insn)
+{
+	char *sym = code_sym(c, ip), insn[128];
+
+	insn_text(c, ip, insn, sizeof(insn));
+	printf("  %-8s %s%s%s", label, sym ? sym : "?", with_insn ? "  " : "",
+	       with_insn ? insn : "");
+	free(sym);
+}
+
 static void result_text(struct tso_ctx *x, const struct kc_report *r,
 			const struct tso_result *res)
 {
 	const struct code_src *c = &x->code;
-	char a[160], b[160];
+	char line[PATH_MAX + 32], *sym;
 	int i;
 
 	printf("#%lu %s:%d %s\n", x->n, r->source, r->first_line, r->title);
 	printf("  verdict  %s (%s): %s\n", tso_verdict_name(res->verdict),
-	       res->reason, res->detail);
+	       res->reason, res->detail ? res->detail : "");
 	if (res->have_load) {
-		code_symbolize(c, res->load_ip, a, sizeof(a));
-		printf("  load     %s  %s\n", a, res->load_insn);
+		point_text(c, "load", res->load_ip, false);
+		printf("  %s\n", res->load_insn);
 	}
 	if (res->have_witness) {
-		code_symbolize(c, res->witness_ip, a, sizeof(a));
-		insn_text(c, res->witness_ip, b, sizeof(b));
-		printf("  witness  %s  %s", a, b);
-		if (code_source_line(c, res->witness_ip, b, sizeof(b)))
-			printf("  (%s)", b);
+		point_text(c, "witness", res->witness_ip, true);
+		if (code_source_line(c, res->witness_ip, line, sizeof(line)))
+			printf("  (%s)", line);
 		printf("\n  path     %d instructions:\n", res->path_len);
 		for (i = 0; i < res->path_len; i++) {
-			code_symbolize(c, res->path[i], a, sizeof(a));
-			insn_text(c, res->path[i], b, sizeof(b));
-			printf("           %-28s %s\n", a, b);
+			sym = code_sym(c, res->path[i]);
+			insn_text(c, res->path[i], line, sizeof(line));
+			printf("           %-28s %s\n", sym ? sym : "?", line);
+			free(sym);
 		}
 	}
 	if (res->have_barrier) {
-		code_symbolize(c, res->barrier_ip, a, sizeof(a));
-		insn_text(c, res->barrier_ip, b, sizeof(b));
-		printf("  barrier  %s  %s\n", a, b);
+		point_text(c, "barrier", res->barrier_ip, true);
+		printf("\n");
 	}
 	if (res->have_fence) {
-		code_symbolize(c, res->fence_ip, a, sizeof(a));
-		printf("  fence    smp_mb() before %s closes every witness path\n", a);
+		sym = code_sym(c, res->fence_ip);
+		printf("  fence    smp_mb() before %s closes every witness path\n",
+		       sym ? sym : "?");
+		free(sym);
 	}
 }
 
@@ -271,7 +298,7 @@ static int on_report(const struct kc_report *r, void *data)
 	struct lit_result ltso = { 0 }, lsc = { 0 };
 	struct tso_result res;
 	struct litmus t;
-	char *lit = NULL;
+	char *lit = NULL, *note;
 
 	x->n++;
 	if (r->status != KC_REP_OK)
@@ -281,8 +308,9 @@ static int on_report(const struct kc_report *r, void *data)
 	tso_analyze(&x->code, r, &x->opts, &res);
 	x->counts[res.verdict]++;
 	if (x->litmus && res.verdict == TSO_TRIANGULAR && res.have_witness) {
-		make_litmus(r, &res, &x->code, &t);
+		note = make_litmus(r, &res, &x->code, &t);
 		lit = litmus_text(&t, &ltso, &lsc);
+		free(note);
 	}
 	if (json_output) {
 		result_json(x, r, &res, lit, &ltso, &lsc);
@@ -309,16 +337,29 @@ static void summary_line(const struct tso_ctx *x)
 		       v < TSO_UNKNOWN ? "," : "\n");
 }
 
+/* --max-depth: a whole number, nothing after it, within the limit. */
+static int parse_depth(const char *s, int *depth)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v > TSO_MAX_DEPTH)
+		return -EINVAL;
+	*depth = v;
+	return 0;
+}
+
 int do_tso(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
+		KC_COMMON_LONGOPTS,
 		{ "strict", no_argument, NULL, 's' },
 		{ "litmus", no_argument, NULL, 'l' },
 		{ "vmlinux", required_argument, NULL, 'V' },
 		{ "modules", required_argument, NULL, 'M' },
 		{ "max-depth", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
 		KC_INPUT_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -333,14 +374,11 @@ int do_tso(int argc, char **argv)
 	x->opts.max_depth = 8;
 	x->opts.max_frames = KC_MAX_FRAMES;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "jslV:M:d:h" KC_INPUT_OPTS_SHORT,
-				  opts, NULL)) != -1) {
-		if (kc_input_option(&in, opt, optarg))
+	while ((opt = getopt_long(argc, argv, KC_COMMON_OPTS_SHORT "slV:M:d:"
+				  KC_INPUT_OPTS_SHORT, opts, NULL)) != -1) {
+		if (kc_input_option(&in, opt, optarg) || kc_common_option(opt))
 			continue;
 		switch (opt) {
-		case 'j':
-			json_output = true;
-			break;
 		case 's':
 			x->opts.strict = true;
 			break;
@@ -354,7 +392,12 @@ int do_tso(int argc, char **argv)
 			modules = optarg;
 			break;
 		case 'd':
-			x->opts.max_depth = atoi(optarg);
+			if (parse_depth(optarg, &x->opts.max_depth)) {
+				kc_error("tso: --max-depth '%s': not a number from 0 to %d",
+					 optarg, TSO_MAX_DEPTH);
+				free(x);
+				return KC_EXIT_USAGE;
+			}
 			break;
 		case 'h':
 			tso_usage(stdout);
@@ -373,20 +416,26 @@ int do_tso(int argc, char **argv)
 		free(x);
 		return 2;
 	}
+	/* The input first: a wrong file name must not read as a kcore error. */
+	ret = kc_input_check(&in);
+	if (ret) {
+		kc_input_error("tso", &in, ret);
+		free(x);
+		return KC_EXIT_FAIL;
+	}
 	ret = vmlinux ? code_open_elf(&x->code, vmlinux, err, sizeof(err))
 		      : code_open_live(&x->code, err, sizeof(err));
 	if (!ret && modules)
 		ret = code_add_modules(&x->code, modules, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "%s: tso: %s\n", prog_name, err);
+		kc_error("tso: %s", err);
 		code_close(&x->code);
 		free(x);
 		return 1;
 	}
 	ret = kc_input_parse(&in, on_report, x, NULL, NULL);
 	if (ret)
-		fprintf(stderr, "%s: tso: %s: %s\n", prog_name,
-			in.kind == KC_IN_FILE ? in.path : "input", strerror(-ret));
+		kc_input_error("tso", &in, ret);
 	else if (!json_output)
 		summary_line(x);
 	cfg_cache_free();
