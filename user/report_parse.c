@@ -243,6 +243,11 @@ static const char *header_tool(const char *s, char *tool, size_t len)
 {
 	const char *bug = strstr(s, "BUG: "), *colon;
 
+	/* report_style=kcsan prints benign races without "BUG:". */
+	if (!strncmp(s, KC_REPORT_TITLE_BENIGN, strlen(KC_REPORT_TITLE_BENIGN))) {
+		snprintf(tool, len, "KCOLLIDER");
+		return s + strlen(KC_REPORT_TITLE_BENIGN);
+	}
 	if (!bug)
 		return NULL;
 	bug += 5;
