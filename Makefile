@@ -47,7 +47,7 @@ BUILD := $(CURDIR)/build
 export KDIR FLAVOUR VM_CPUS BUILD
 
 .PHONY: all kmod user selftests deps check run clean checkpatch sparse kdir-check bench \
-	bench-detect after-deps-check after-deps-run after-deps-bench print-kdir \
+	bench-detect after-deps-check after-deps-run after-deps-bench print-kdir print-krel \
 	install uninstall dkms-src dkms-install
 
 all: kmod user
@@ -82,9 +82,12 @@ after-deps-check: selftests
 after-deps-run: selftests
 	@VM_IMAGE="$(VM_IMAGE)" KREL="$(KREL)" $(RUN_CMD)
 
-# The build tree this make found (the host tests check it after deps).
+# The build tree and release this make found (for the host tests).
 print-kdir:
 	@echo "KDIR=$(KDIR)"
+
+print-krel:
+	@echo "KREL=$(KREL)"
 
 checkpatch:
 	@scripts/checkpatch.sh
