@@ -32,6 +32,7 @@ static const char * const syz_oops_headers[] = {
 
 struct syz_crash {
 	const char *header;	/* the oops header found, NULL: no crash */
+	const char *at;		/* the line it is on */
 	int line;		/* 1-based line of the header */
 	char title[1024];
 	const char *type;	/* "KCSAN-DATARACE", ..., "UNKNOWN" */
@@ -104,6 +105,7 @@ static inline bool syz_parse(const char *log, struct syz_crash *c)
 	c->header = syz_first_oops(log, &at);
 	if (!c->header)
 		return false;
+	c->at = at;
 	for (p = log, c->line = 1; p < at; p++)
 		c->line += *p == '\n';
 	if (!strcmp(c->header, "BUG:") &&
