@@ -20,6 +20,8 @@ pkgs=(
 	libcapstone-dev libelf-dev libdw-dev pkg-config
 	# the benchmark scripts
 	bc
+	# rendering the man pages (host test)
+	groff-base
 	# static checking of kmod/
 	sparse
 )
