@@ -18,8 +18,8 @@
 #include "kselftest_harness.h"
 
 /* A make of the tree as a user would start it: nothing from our make. */
-#define MAKE_V "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u KDIR make --no-print-directory -C " KC_TOP
-#define MAKE "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u KDIR make -s --no-print-directory -C " KC_TOP
+#define MAKE_V "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u KDIR -u KREL -u VM_IMAGE make --no-print-directory -C " KC_TOP
+#define MAKE "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u KDIR -u KREL -u VM_IMAGE make -s --no-print-directory -C " KC_TOP
 
 static char out[1 << 16], cmd[8192];
 
