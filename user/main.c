@@ -98,9 +98,7 @@ static const struct cmd *find_cmd(const char *name)
 /* A command's own --help, however it was asked for. */
 static int cmd_help(const struct cmd *c)
 {
-	char *argv[] = { (char *)c->name, "--help", NULL };
-
-	return c->func(2, argv);
+	return c->func(2, (char *[]){ (char *)c->name, "--help", NULL });
 }
 
 int do_help(int argc, char **argv)

@@ -47,7 +47,10 @@ bool kc_common_option(int opt);
  * An error: "kcollider: ..." on stderr, or {"error":"..."} on stdout
  * under --json, so a script reading JSON always gets JSON.
  */
-void kc_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#ifndef __printf
+#define __printf(a, b) __attribute__((format(printf, a, b)))
+#endif
+__printf(1, 2) void kc_error(const char *fmt, ...);
 
 int do_help(int argc, char **argv);
 int do_litmus(int argc, char **argv);

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "cfg.h"
+#include "main.h"
 #include "tso.h"
 
 enum sum_kind {
@@ -462,8 +463,7 @@ static const char *locate_load(const struct code_src *c,
 }
 
 /* The detail text, whatever its length (it may hold symbol names). */
-static __attribute__((format(printf, 2, 3)))
-void set_detail(struct tso_result *res, const char *fmt, ...)
+static __printf(2, 3) void set_detail(struct tso_result *res, const char *fmt, ...)
 {
 	va_list ap;
 
