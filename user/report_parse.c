@@ -10,6 +10,7 @@
  * header is delivered as truncated. Nothing here may crash on any input.
  */
 #include <ctype.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -563,21 +564,26 @@ static void add_frame(struct kc_parser *p, const char *s)
 static void body_line(struct kc_parser *p, const char *s)
 {
 	struct kc_report *r = p->cur;
-	struct kc_access a;
+	struct kc_access *a = &r->acc[r->nacc];
 	bool unknown;
 
 	if (is_blank(s))
 		return;
-	memset(&a, 0, sizeof(a));
-	if (r->nacc < 2 && parse_access(s, &a, &unknown)) {
+	/*
+	 * Parsed in place (an access with its frames is large): the slot is
+	 * zero until taken, and zeroed again when the line is no access.
+	 */
+	if (r->nacc < 2 && parse_access(s, a, &unknown)) {
 		if (unknown && r->nacc)
 			mark_bad(p, KC_REP_MALFORMED, "unknown origin in second block");
-		a.line = p->lineno;
-		r->acc[r->nacc++] = a;
+		a->line = p->lineno;
+		r->nacc++;
 		r->one_sided |= unknown;
 		p->state = ST_STACK;
 		return;
 	}
+	if (r->nacc < 2)
+		memset(a, 0, offsetof(struct kc_access, frames));
 	if (r->nacc && (!strncmp(s, KC_REPORT_VALUE, strlen(KC_REPORT_VALUE)) ||
 			!strncmp(s, KC_REPORT_TOOL_LINE, strlen(KC_REPORT_TOOL_LINE)) ||
 			!strncmp(s, "Reported by ", 12))) {
