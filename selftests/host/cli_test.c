@@ -290,6 +290,26 @@ TEST(errors_name_the_file_and_cause)
 	EXPECT_NE(NULL, strstr(out, "/nonexistent: No such file or directory")) TH_LOG("%s", out);
 }
 
+/* -K without CAP_SYSLOG under kernel.dmesg_restrict=1 says why. */
+TEST(kmsg_error_names_dmesg_restrict)
+{
+	FILE *f = fopen("/proc/sys/kernel/dmesg_restrict", "r");
+	int restrict_on = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &restrict_on) != 1)
+			restrict_on = 0;
+		fclose(f);
+	}
+	/* Root drops CAP_SYSLOG with setpriv; others cannot read it anyway. */
+	if (restrict_on != 1 || geteuid() || run("command -v setpriv", out, sizeof(out)))
+		SKIP(return, "needs root, kernel.dmesg_restrict=1 and setpriv");
+	EXPECT_EQ(1, run("setpriv --bounding-set=-syslog --inh-caps=-syslog "
+			 KC " report -K 2>&1", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "kcollider: report: /dev/kmsg: "));
+	EXPECT_NE(NULL, strstr(out, "kernel.dmesg_restrict=1")) TH_LOG("%s", out);
+}
+
 TEST(json_errors_and_pretty)
 {
 	/* Under -j the error is JSON, on stdout, and the status stays 1. */
