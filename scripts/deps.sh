@@ -18,6 +18,8 @@ pkgs=(
 	gcc make libc6-dev
 	# the CLI and the decoder oracle
 	libcapstone-dev libelf-dev libdw-dev pkg-config
+	# BTF field names in the CLI; the BTF test's fixture (pahole) and oracle
+	libbpf-dev dwarves bpftool
 	# the benchmark scripts
 	bc
 	# rendering the man pages (host test)
