@@ -263,13 +263,36 @@ static int by_cache_name(struct btf **list, size_t n, const char *cache,
 	return id;
 }
 
-/* Does a struct of @size fill the kmalloc bucket (or cache) of @obj_size? */
+/*
+ * Could an object of @size come from cache @cache of @obj_size? In a
+ * kmalloc cache only if no smaller bucket would have taken it: the buckets
+ * are the powers of two from 8, and 96 and 192.
+ */
 static bool fits_bucket(const char *cache, __u32 size, unsigned int obj_size)
 {
+	unsigned int smaller;
+
 	if (size > obj_size)
 		return false;
-	/* kmalloc buckets: powers of two, 96 and 192, each > 2/3 full. */
-	return strncmp(cache, "kmalloc-", 8) || 3 * size > 2 * obj_size;
+	if (!strstr(cache, "kmalloc-"))
+		return true;
+	switch (obj_size) {
+	case 96:
+		smaller = 64;
+		break;
+	case 128:
+		smaller = 96;
+		break;
+	case 192:
+		smaller = 128;
+		break;
+	case 256:
+		smaller = 192;
+		break;
+	default:
+		smaller = obj_size / 2;
+	}
+	return size > smaller;
 }
 
 static int by_arguments(struct btf **list, size_t n, const char *func,
