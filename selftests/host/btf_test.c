@@ -66,14 +66,17 @@ static int load_oracle(void)
 			if (id <= 0 || id >= MAX_TYPES)
 				return -1;
 			t = &types[id];
-			sscanf(strchr(line, ' ') + 1, "%15s '%63[^']'", t->kind, t->name);
+			if (sscanf(strchr(line, ' ') + 1, "%15s '%63[^']'", t->kind,
+				   t->name) != 2)
+				return -1;
 			t->size = field(line, " size=");
 			t->type_id = field(line, " type_id=");
 			t->nr_elems = field(line, " nr_elems=");
 		} else if (t && line[0] == '\t' && t->nmembers < MAX_MEMBERS) {
 			int k = t->nmembers++;
 
-			sscanf(line, "\t'%63[^']'", t->m[k].name);
+			if (sscanf(line, "\t'%63[^']'", t->m[k].name) != 1)
+				return -1;
 			t->m[k].type_id = field(line, " type_id=");
 			t->m[k].bits = field(line, " bits_offset=");
 			t->m[k].bitfield = field(line, " bitfield_size=");
