@@ -221,8 +221,9 @@ static u64 kc_consumer_mask(const struct kc_side *s, unsigned long next)
 		return 1ULL << (s->imm & 63);
 	if (s->op != KC_OP_MOV || s->dest_reg >= 16)
 		return 0;
-	if (kc_read_original(next, code, sizeof(code)))
+	if (copy_from_kernel_nofault(code, (void *)next, sizeof(code)))
 		return 0;
+	kc_pool_patch_original(next, code, sizeof(code));
 	for (i = 0; i < KC_CONSUMER_WINDOW; i++, off += insn.length) {
 		if (kc_decode(code + off, sizeof(code) - off, &insn))
 			return 0;
@@ -441,14 +442,14 @@ int kc_filters_classify(struct kc_report *r)
 static void kc_trace_kfree(void *data, unsigned long call_site,
 			   const void *ptr)
 {
-	if (atomic_read(&kc_windows_open))
+	if (kc_stall_any_open())
 		kc_stall_note_free((unsigned long)ptr);
 }
 
 static void kc_trace_cache_free(void *data, unsigned long call_site,
 				const void *ptr, const struct kmem_cache *s)
 {
-	if (atomic_read(&kc_windows_open))
+	if (kc_stall_any_open())
 		kc_stall_note_free((unsigned long)ptr);
 }
 

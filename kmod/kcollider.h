@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Internal interfaces between the module's parts, one file per concern:
+ * Internal interfaces between the module's parts, one file per concern.
+ * Calls go one way: targets -> sites; sampler -> pool, sites, stall;
+ * stall -> watch, context, report.
  *   main.c       load/unload, enable/disable, the state lock
- *   targets.c    what to sample: target list, decoding sites into the pool
- *   sampler.c    which sites are armed: random rotation, rate controller
- *   stall.c      kprobe pre-handler, trampoline redirect, the stall itself
+ *   targets.c    what to sample: the target specs, module load/unload
+ *   sites.c      the site table: building, uniform picks, refusals
+ *   denylist.c   what is never sampled: the detector's own dependencies
+ *   pool.c       the live kprobes: arm, retire, unregister in batches
+ *   sampler.c    the int3 handler, the armer thread, the rate budget
+ *   stall.c      the sampled thread's window: trampoline redirect, stall
  *   trampoline.S the IRET-frame trampoline that runs the stall in context
  *   watch.c      hardware watchpoint slots, cross-CPU arming, the #DB hook
+ *   context.c    context classification and unwinding of both sides
  *   report.c     report records, dedup, printing, the debugfs record log
  *   debugfs.c    /sys/kernel/debug/kcollider/{control,reports}
  *   sysfs.c      /sys/kernel/kcollider/ knobs and stats
@@ -28,6 +34,7 @@
 #define KC_MAX_TRAPS		4
 #define KC_STACK_DEPTH		16
 #define KC_MAX_PROBES		256
+#define KC_MAX_SPECS		64
 
 /* Settings; written under kc_state_lock, read locklessly. */
 struct kc_settings {
@@ -58,9 +65,8 @@ enum kc_skip {
 };
 
 struct kc_stats {
-	atomic_long_t fired;		/* first hits of armed breakpoints */
-	atomic_long_t hits;		/* every int3 of ours */
 	atomic_long_t samples;
+	atomic_long_t stall_us;	/* time sampled threads were held */
 	atomic_long_t watch_full;
 	atomic_long_t watch_partial;
 	atomic_long_t races;
@@ -69,10 +75,6 @@ struct kc_stats {
 	atomic_long_t reports_lost;
 	atomic_long_t dr_repaired;
 	atomic_long_t late_traps;
-	atomic_long_t sites_refused;
-	atomic_long_t rotations;
-	atomic_long_t rotations_deferred;	/* windows stayed open */
-	atomic_long_t hits_disarmed;		/* int3 of a disarmed site */
 	atomic_long_t skipped[KC_NR_SKIPS];
 };
 
@@ -83,26 +85,6 @@ static inline void kc_count_skip(enum kc_skip why)
 {
 	atomic_long_inc(&kc_stats.skipped[why]);
 }
-
-/* One sampling site: a memory-accessing instruction of a target. */
-struct kc_site {
-	struct kprobe kp;
-	struct kc_insn insn;		/* decoded from the original bytes */
-	bool registered;
-	bool armed;			/* kprobe enabled (sampler-owned) */
-	unsigned long armed_at;		/* jiffies */
-	atomic_t fired;			/* first hit since arming taken */
-};
-
-/* A target: one function, or every function of a module. */
-struct kc_target {
-	struct list_head node;
-	char spec[80];			/* as written: "f", "m:f", "module:m" */
-	bool is_module;
-	bool loaded;			/* module targets: code present */
-	unsigned int nr_sites;
-	struct kc_site *sites;
-};
 
 /* The context an access ran in, as reports name it. */
 enum kc_ctx {
@@ -200,22 +182,68 @@ int kc_targets_init(const char *initial);
 void kc_targets_exit(void);
 int kc_targets_write(const char *buf, size_t len);
 ssize_t kc_targets_show(char *buf, size_t size);
-bool kc_addr_is_probe(unsigned long addr, u8 *orig_byte);
-int kc_read_original(unsigned long addr, u8 *buf, size_t len);
-unsigned int kc_targets_collect(struct kc_site **pool, unsigned int max);
-unsigned int kc_targets_nr_sites(void);
+
+/* sites.c: how the targets tell the table which functions they want */
+struct kc_site_filter {
+	/* bit i set: spec i matches; positive bits include, others exclude */
+	u64 (*match)(void *ctx, const char *object, const char *func);
+	void *ctx;
+	u64 positive;
+	bool vmlinux;			/* may any vmlinux function match? */
+	/* set when every spec that may match vmlinux is one exact name */
+	const char * const *exact;
+	unsigned int nr_exact;
+	bool percpu;			/* %gs-relative accesses are sites */
+};
+
+int kc_sites_init(void);
+void kc_sites_exit(void);
+int kc_sites_rebuild(const struct kc_site_filter *f);
+int kc_sites_add_module(struct module *mod, const struct kc_site_filter *f);
+bool kc_sites_del_module(const char *name, unsigned long *start,
+			 unsigned long *end);
+void kc_sites_counts(unsigned int spec, const char *module, u32 *sites,
+		     u32 *funcs, bool *present);
+unsigned long kc_sites_pick(void);
+void kc_sites_refuse(unsigned long addr);
+unsigned long kc_sites_total(void);
+ssize_t kc_sites_stats(char *buf, size_t size);
+bool kc_insn_is_site(const struct kc_insn *insn);
+struct module *kc_module_get(const char *name);
+
+/* denylist.c */
+void kc_denylist_init(void);
+bool kc_denied_name(const char *name);
+bool kc_denied_addr(unsigned long addr);
+unsigned long kc_lookup_symbol(const char *name);
+
+/* pool.c */
+void kc_pool_init(kprobe_pre_handler_t handler);
+int kc_pool_add(unsigned long addr);
+bool kc_pool_arm(void);
+unsigned int kc_pool_retire(void);
+unsigned int kc_pool_expire(unsigned long age, unsigned long life,
+			    unsigned int max);
+unsigned int kc_pool_reap(void);
+void kc_pool_disarm_all(void);
+void kc_pool_drain(void);
+void kc_pool_drop_range(unsigned long start, unsigned long end);
+unsigned int kc_pool_armed(void);
+unsigned int kc_pool_reserve(void);
+void kc_pool_flush(void);
+unsigned int kc_pool_registered(void);
+const struct kc_insn *kc_pool_take(struct kprobe *kp);
+bool kc_pool_map_slot_ip(unsigned long ip, unsigned long *orig);
+void kc_pool_patch_original(unsigned long start, u8 *code, size_t len);
+ssize_t kc_pool_stats(char *buf, size_t size);
 
 /* sampler.c */
 int kc_sampler_init(void);
 void kc_sampler_exit(void);
 void kc_sampler_start(void);
 void kc_sampler_stop(void);
-void kc_sampler_pool_changed(void);
-unsigned long kc_sampler_pool_size(void);
-unsigned int kc_sampler_armed(void);
-bool kc_sampler_map_slot_ip(unsigned long ip, unsigned long *orig);
-bool kc_sampler_map_armed_slot_ip(unsigned long ip, unsigned long *orig);
-extern atomic_t kc_rotating;
+unsigned long kc_sampler_fired(void);
+ssize_t kc_sampler_stats(char *buf, size_t size);
 
 /* trampoline.S, and the C function it calls */
 void kc_trampoline(void);
@@ -224,15 +252,16 @@ __visible void kc_stall(struct pt_regs *regs);
 /* stall.c */
 int kc_stall_init(void);
 void kc_stall_exit(void);
-int kc_site_pre_handler(struct kprobe *p, struct pt_regs *regs);
-void kc_site_post_handler(struct kprobe *p, struct pt_regs *regs,
-			  unsigned long flags);
-void kc_marks_expire(void);
+int kc_stall_try(unsigned long ip, const struct kc_insn *insn,
+		 struct pt_regs *regs);
+bool kc_stall_resume(unsigned long addr, unsigned long sp);
+void kc_stall_expire_marks(void);
+void kc_stall_block(void);
+void kc_stall_unblock(void);
+bool kc_stall_any_open(void);
 bool kc_task_is_sampled(struct task_struct *task);
 void kc_stall_note_free(unsigned long ptr);
 DECLARE_PER_CPU(int, kc_cpu_reading);
-extern atomic_t kc_windows_open;
-extern atomic_t kc_stalls_in_flight;
 
 /* watch.c */
 struct kc_slot;
@@ -244,13 +273,18 @@ unsigned int kc_watch_arm(struct kc_slot *slot, unsigned long addr,
 			  unsigned int size, bool watch_reads);
 void kc_watch_disarm(struct kc_slot *slot);
 void kc_watch_refresh(struct kc_slot *slot);
+void kc_watch_repair_local(void);
 int kc_watch_latency_show(struct seq_file *m, void *v);
 bool kc_watch_take_trap(struct kc_slot *slot, struct kc_side *racer);
 bool kc_watch_trapped(struct kc_slot *slot);
 bool kc_addr_is_detector(unsigned long addr, unsigned int size);
 bool kc_addr_forbidden(unsigned long addr, unsigned int size);
-void kc_unwind_regs(struct pt_regs *regs, struct kc_side *a);
+
+/* context.c */
+void kc_context_init(void);
 u8 kc_ctx_of(unsigned long preempt);
+void kc_unwind_regs(struct pt_regs *regs, struct kc_side *a);
+struct pt_regs *kc_racer_regs(struct pt_regs *regs, struct pt_regs *fixed);
 
 /* report.c */
 int kc_report_init(void);

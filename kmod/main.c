@@ -17,7 +17,7 @@
 
 static char *targets;
 module_param(targets, charp, 0400);
-MODULE_PARM_DESC(targets, "initial targets: func, mod:func, module:NAME (comma-separated)");
+MODULE_PARM_DESC(targets, "initial targets: all, vmlinux, module:NAME, GLOB, MOD:GLOB, -SPEC (comma-separated)");
 
 static unsigned int watch_slots = 2;
 module_param(watch_slots, uint, 0400);
@@ -37,7 +37,7 @@ struct kc_stats kc_stats;
 const char * const kc_skip_names[KC_NR_SKIPS] = {
 	[KC_SKIP_NMI] = "nmi",
 	[KC_SKIP_RECURSION] = "recursion",
-	[KC_SKIP_ROTATION] = "rotation",
+	[KC_SKIP_ROTATION] = "stopping",
 	[KC_SKIP_FORBIDDEN] = "forbidden_address",
 	[KC_SKIP_NO_SLOT] = "no_slot",
 	[KC_SKIP_NO_MARK] = "no_mark",
@@ -90,10 +90,14 @@ static int __init kcollider_init(void)
 	if (ret)
 		goto err_report;
 	kc_stall_init();
+	kc_context_init();
+	ret = kc_sites_init();
+	if (ret)
+		goto err_filters;
 	kc_sampler_init();
 	ret = kc_targets_init(targets);
 	if (ret)
-		goto err_report;
+		goto err_sites;
 	ret = kc_sysfs_init();
 	if (ret)
 		goto err_targets;
@@ -104,8 +108,12 @@ static int __init kcollider_init(void)
 
 err_targets:
 	kc_targets_exit();
+err_sites:
 	kc_sampler_exit();
+	kc_sites_exit();
+err_filters:
 	kc_stall_exit();
+	kc_filters_exit();
 err_report:
 	kc_report_exit();
 err_watch:
@@ -121,6 +129,7 @@ static void __exit kcollider_exit(void)
 	kc_targets_exit();
 	kc_sampler_exit();
 	kc_stall_exit();
+	kc_sites_exit();
 	kc_filters_exit();
 	kc_report_exit();
 	kc_watch_exit();

@@ -11,6 +11,7 @@
 /* Report lines carry no prefix: the layout is KCSAN's. */
 #define pr_fmt(fmt) fmt
 
+#include <linux/irq_work.h>
 #include <linux/kallsyms.h>
 #include <linux/kfence.h>
 #include <linux/mm.h>
@@ -113,6 +114,18 @@ static const char * const kc_ctx_names[] = {
 	[KC_CTX_NMI] = "nmi",
 };
 
+static void kc_report_kick_fn(struct irq_work *work)
+{
+	queue_work(system_unbound_wq, &kc_report_work);
+}
+
+/*
+ * The stall runs in whatever context was sampled, which may hold the
+ * workqueue's own locks: queue_work() happens from an irq_work instead,
+ * once that context has interrupts on again.
+ */
+static struct irq_work kc_report_kick = IRQ_WORK_INIT_HARD(kc_report_kick_fn);
+
 void kc_report_submit(const struct kc_report *r)
 {
 	unsigned long flags;
@@ -130,7 +143,7 @@ void kc_report_submit(const struct kc_report *r)
 		return;
 	}
 	if (READ_ONCE(kc_report_ready))
-		queue_work(system_unbound_wq, &kc_report_work);
+		irq_work_queue(&kc_report_kick);
 }
 
 static bool kc_queue_pop(struct kc_report *r)
@@ -176,7 +189,7 @@ void kc_decode_racer(struct kc_side *a)
 	unsigned long last_off = ~0UL;
 	u8 *code;
 
-	if (kc_sampler_map_slot_ip(ip, &start))
+	if (kc_pool_map_slot_ip(ip, &start))
 		ip = a->trap_ip = start;
 	a->ip = ip;
 	if (!kc_func_bounds(ip - 1, &start, &size))
@@ -187,14 +200,7 @@ void kc_decode_racer(struct kc_side *a)
 		return;
 	if (copy_from_kernel_nofault(code, (void *)start, len))
 		goto out;
-	mutex_lock(&kc_state_lock);
-	for (off = 0; off < len; off++) {
-		u8 orig;
-
-		if (code[off] == 0xcc && kc_addr_is_probe(start + off, &orig))
-			code[off] = orig;
-	}
-	mutex_unlock(&kc_state_lock);
+	kc_pool_patch_original(start, code, len);
 	for (off = 0; start + off < ip; off += insn.length) {
 		if (kc_decode(code + off, len - off, &insn))
 			goto out;
@@ -636,6 +642,7 @@ int kc_report_init(void)
 void kc_report_exit(void)
 {
 	WRITE_ONCE(kc_report_ready, false);
+	irq_work_sync(&kc_report_kick);
 	flush_work(&kc_report_work);
 	kc_report_fn(&kc_report_work);
 	vfree(kc_log);

@@ -1,275 +1,292 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The sampler, DataCollider's: a few code breakpoints armed at uniformly
- * random sites of the pool. An armed breakpoint samples its first hit;
- * the periodic worker then moves it to a new random site, so rarely run
- * code is sampled as often as hot code. The same worker adjusts how many
- * are armed so that fired breakpoints per second track sample_rate.
+ * The sampler, DataCollider's: breakpoints armed at uniformly random sites
+ * of the site table, each spent by its first hit. The hit hands the spent
+ * breakpoint to the armer through an NMI-safe irq_work, and the armer takes
+ * it out of the text at once and arms the next one: one trap per sample,
+ * not one per execution until some rotation.
  *
- * Arming and disarming patch text (text_poke), which reloads every CPU's
- * debug registers: the worker first blocks new windows (kc_rotating) and
- * waits for the open ones to close.
+ * The rate is a budget: the armer earns sample_rate credits per second and
+ * spends one per breakpoint it arms, so fired breakpoints per second follow
+ * sample_rate whenever the armed code runs. Breakpoints whose code does not
+ * run give their credit back after KC_STALE_MS and move on; up to
+ * max_probes wait at once. stats says where the budget went.
+ *
+ * The int3 handler is hot and NMI-like: per-CPU counters, one cmpxchg on a
+ * first hit, nothing shared on the other hits.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/delay.h>
+#include <linux/irq_work.h>
+#include <linux/jiffies.h>
 #include <linux/kprobes.h>
-#include <linux/mutex.h>
-#include <linux/random.h>
-#include <linux/slab.h>
-#include <linux/vmalloc.h>
-#include <linux/workqueue.h>
+#include <linux/kthread.h>
+#include <linux/ktime.h>
+#include <linux/sched.h>
 
 #include "kcollider.h"
 
-#define KC_SAMPLER_PERIOD_MS	20
+#define KC_STALE_MS		2000
+/* The reserve moves on: a registered probe serves this long at most. */
+#define KC_RESERVE_LIFE_MS	2000
+#define KC_RESERVE_EXTRA	64
 /*
- * A breakpoint on code that does not run would hold its place forever and,
- * one by one, the armed set would fill with dead code: move it on.
+ * Registering is the costly step (ms each under TCG): beyond a small
+ * reserve, at most this many per second, so that keeping the reserve
+ * moving over the table costs a bounded share of one CPU.
  */
-#define KC_STALE_MS		500
-#define KC_POOL_MAX		(1U << 20)
+#define KC_RESERVE_MIN		16
+#define KC_REGISTER_RATE	10
+/* The armer's longest sleep: the stale check and the reaping need it. */
+#define KC_ARMER_IDLE_MS	20
 
-atomic_t kc_rotating = ATOMIC_INIT(1);
+struct kc_cpu_counts {
+	unsigned long hits;		/* every int3 of ours */
+	unsigned long fired;		/* first hits */
+	unsigned long spent_hits;	/* hits after the first */
+};
 
-static DEFINE_MUTEX(kc_sampler_lock);
-static struct kc_site **kc_pool;
-static unsigned int kc_pool_len;
-static struct kc_site *kc_armed[KC_MAX_PROBES];
-static unsigned int kc_nr_armed;
-static unsigned int kc_goal = 1;
-static long kc_last_fired;
+static DEFINE_PER_CPU(struct kc_cpu_counts, kc_counts);
+
+/* The armer's own state: only its thread touches it. */
+static struct task_struct *kc_armer;
 static bool kc_running;
-static struct delayed_work kc_sampler_work;
+static u64 kc_credit_ns;	/* earned, in ns of budget */
+static u64 kc_register_ns;	/* the same for registrations */
+static u64 kc_last_ns;
+static unsigned long kc_arms;
+static unsigned long kc_add_fail;
+static unsigned long kc_expired;
+static unsigned long kc_retired;
+static u64 kc_arm_ns;		/* time spent arming */
+static u64 kc_retire_ns;	/* time spent taking spent probes out */
 
-static void kc_disarm_site(struct kc_site *site)
+static void kc_spent_notify(struct irq_work *work)
 {
-	WRITE_ONCE(site->armed, false);
-	disable_kprobe(&site->kp);
+	struct task_struct *t = READ_ONCE(kc_armer);
+
+	if (t)
+		wake_up_process(t);
 }
 
-static void kc_disarm_index(unsigned int i)
+/* Hard: on PREEMPT_RT too it runs from the interrupt, not a thread. */
+static struct irq_work kc_spent_work = IRQ_WORK_INIT_HARD(kc_spent_notify);
+
+/* int3, NMI-like: no locks, no printk, no sleeping, no IPIs. */
+static int kc_probe_hit(struct kprobe *kp, struct pt_regs *regs)
 {
-	kc_disarm_site(kc_armed[i]);
-	kc_armed[i] = kc_armed[--kc_nr_armed];
+	unsigned long addr = (unsigned long)kp->addr;
+	const struct kc_insn *insn;
+
+	if (kc_stall_resume(addr, regs->sp))
+		return 0;
+	this_cpu_inc(kc_counts.hits);
+	insn = kc_pool_take(kp);
+	if (!insn) {
+		this_cpu_inc(kc_counts.spent_hits);
+		return 0;
+	}
+	this_cpu_inc(kc_counts.fired);
+	irq_work_queue(&kc_spent_work);
+	return kc_stall_try(addr, insn, regs);
 }
 
-static void kc_arm_random(void)
+static unsigned long kc_sum(size_t offset)
 {
-	struct kc_site *site;
-	int tries;
+	unsigned long n = 0;
+	int cpu;
 
-	for (tries = 0; tries < 8; tries++) {
-		site = kc_pool[get_random_u32() % kc_pool_len];
-		if (site->armed || !site->registered)
-			continue;
-		atomic_set(&site->fired, 0);
-		if (enable_kprobe(&site->kp))
-			continue;
-		site->armed_at = jiffies;
-		WRITE_ONCE(site->armed, true);
-		kc_armed[kc_nr_armed++] = site;
+	for_each_possible_cpu(cpu)
+		n += *(unsigned long *)((char *)per_cpu_ptr(&kc_counts, cpu) +
+					offset);
+	return n;
+}
+
+unsigned long kc_sampler_fired(void)
+{
+	return kc_sum(offsetof(struct kc_cpu_counts, fired));
+}
+
+static void kc_earn(void)
+{
+	u64 now = ktime_get_ns();
+	u64 rate = READ_ONCE(kc_settings.sample_rate);
+	/* a short burst at most: credits do not pile up while code sleeps */
+	u64 cap = max_t(u64, NSEC_PER_SEC, NSEC_PER_SEC * rate / 10 * 1);
+
+	kc_credit_ns += (now - kc_last_ns) * rate;
+	kc_credit_ns = min(kc_credit_ns, cap);
+	kc_register_ns += (now - kc_last_ns) * KC_REGISTER_RATE;
+	kc_register_ns = min_t(u64, kc_register_ns, NSEC_PER_SEC);
+	kc_last_ns = now;
+}
+
+/* Registration is slow: one at a time, the spent ones first. */
+static void kc_refill(unsigned int target)
+{
+	unsigned int reserve = kc_pool_reserve();
+	unsigned long addr;
+	int ret;
+
+	if (reserve >= target || !kc_sites_total())
 		return;
+	if (reserve >= KC_RESERVE_MIN) {
+		if (kc_register_ns < NSEC_PER_SEC)
+			return;
+		kc_register_ns -= NSEC_PER_SEC;
 	}
+	addr = kc_sites_pick();
+	if (!addr)
+		return;
+	ret = kc_pool_add(addr);
+	if (!ret)
+		return;
+	kc_add_fail++;
+	if (ret != -ENOSPC && ret != -EBUSY && ret != -EAGAIN &&
+	    ret != -ENOMEM)
+		kc_sites_refuse(addr);
 }
 
-/* Block new windows and wait for open ones; false if they stay open. */
-static bool kc_quiesce_windows(void)
+static void kc_arm_budget(unsigned int max)
 {
-	int i;
+	u64 t0 = ktime_get_ns();
 
-	atomic_set(&kc_rotating, 1);
-	/* pairs with kc_claim_window(): it sees the flag or we see its count */
-	smp_mb__after_atomic();
-	for (i = 0; i < 1000; i++) {
-		if (!atomic_read(&kc_windows_open))
-			return true;
-		usleep_range(20, 40);
+	while (kc_credit_ns >= NSEC_PER_SEC && kc_pool_armed() < max &&
+	       !kthread_should_stop()) {
+		if (!kc_pool_arm())
+			break;
+		kc_arms++;
+		kc_credit_ns -= NSEC_PER_SEC;
 	}
-	return false;
+	kc_arm_ns += ktime_get_ns() - t0;
 }
 
-static void kc_adjust_goal(void)
+static void kc_armer_round(void)
 {
-	long fired = atomic_long_read(&kc_stats.fired);
-	unsigned long rate = (fired - kc_last_fired) * 1000 /
-			     KC_SAMPLER_PERIOD_MS;
-	unsigned int target = READ_ONCE(kc_settings.sample_rate);
-	unsigned int max = min3(READ_ONCE(kc_settings.max_probes),
-				kc_pool_len, (unsigned int)KC_MAX_PROBES);
+	unsigned int max = READ_ONCE(kc_settings.max_probes);
+	unsigned int target = max + KC_RESERVE_EXTRA;
+	unsigned int n, expired;
+	u64 t0 = ktime_get_ns();
 
-	kc_last_fired = fired;
-	if (rate < target && kc_goal < max)
-		kc_goal += max_t(unsigned int, 1, kc_goal / 4);
-	else if (rate > target && kc_goal > 1)
-		kc_goal -= max_t(unsigned int, 1, kc_goal / 4);
-	kc_goal = clamp_t(unsigned int, kc_goal, 1, max ? max : 1);
+	n = kc_pool_retire();
+	kc_retired += n;
+	kc_retire_ns += ktime_get_ns() - t0;
+	kc_earn();
+	/* age one out when a registration can replace it */
+	expired = kc_pool_expire(msecs_to_jiffies(KC_STALE_MS),
+				 msecs_to_jiffies(KC_RESERVE_LIFE_MS),
+				 kc_pool_reserve() >= target &&
+				 kc_register_ns >= NSEC_PER_SEC);
+	kc_expired += expired;
+	/* their code did not run: the budget goes to other sites */
+	kc_credit_ns += (u64)expired * NSEC_PER_SEC;
+	kc_arm_budget(max);
+	kc_watch_repair_local();
+	kc_refill(target);
+	kc_pool_reap();
+	kc_watch_repair_local();
+	kc_stall_expire_marks();
 }
 
-static void kc_rotate(void)
+/* Until the next credit, or a spent probe wakes us. */
+static void kc_armer_sleep(void)
 {
-	unsigned long stale = msecs_to_jiffies(KC_STALE_MS);
-	unsigned int i;
+	u64 rate = max(READ_ONCE(kc_settings.sample_rate), 1U);
+	u64 wait = NSEC_PER_SEC / rate;
+	ktime_t t;
 
-	for (i = 0; i < kc_nr_armed;) {
-		if (atomic_read(&kc_armed[i]->fired) ||
-		    time_after(jiffies, kc_armed[i]->armed_at + stale))
-			kc_disarm_index(i);
+	if (!READ_ONCE(kc_running) ||
+	    kc_pool_armed() >= READ_ONCE(kc_settings.max_probes))
+		wait = KC_ARMER_IDLE_MS * NSEC_PER_MSEC;
+	wait = clamp_t(u64, wait, 200 * NSEC_PER_USEC,
+		       KC_ARMER_IDLE_MS * NSEC_PER_MSEC);
+	t = ns_to_ktime(wait);
+	set_current_state(TASK_INTERRUPTIBLE);
+	if (!kthread_should_stop())
+		schedule_hrtimeout_range(&t, wait / 4, HRTIMER_MODE_REL);
+	__set_current_state(TASK_RUNNING);
+}
+
+static int kc_armer_fn(void *unused)
+{
+	while (!kthread_should_stop()) {
+		if (READ_ONCE(kc_running))
+			kc_armer_round();
 		else
-			i++;
+			kc_pool_reap();
+		kc_armer_sleep();
 	}
-	while (kc_nr_armed > kc_goal)
-		kc_disarm_index(kc_nr_armed - 1);
-	for (i = 0; kc_nr_armed < kc_goal && i < kc_goal * 2; i++)
-		kc_arm_random();
-}
-
-static void kc_sampler_fn(struct work_struct *work)
-{
-	mutex_lock(&kc_sampler_lock);
-	if (!kc_running || !kc_pool_len) {
-		mutex_unlock(&kc_sampler_lock);
-		return;
-	}
-	kc_adjust_goal();
-	if (kc_quiesce_windows()) {
-		kc_rotate();
-		atomic_long_inc(&kc_stats.rotations);
-	} else {
-		atomic_long_inc(&kc_stats.rotations_deferred);
-	}
-	atomic_set(&kc_rotating, 0);
-	kc_marks_expire();
-	mutex_unlock(&kc_sampler_lock);
-	/* unbound: the CPUs running the targets are often the busy ones */
-	queue_delayed_work(system_unbound_wq, &kc_sampler_work,
-			   msecs_to_jiffies(KC_SAMPLER_PERIOD_MS));
+	return 0;
 }
 
 /*
- * Stop sampling and wait until no thread is inside a stall: afterwards
- * sites may be unregistered and freed. Callers hold kc_state_lock.
+ * Stop sampling: nothing armed, no thread inside a stall. Afterwards the
+ * table may change. Callers hold kc_state_lock.
  */
 void kc_sampler_stop(void)
 {
-	mutex_lock(&kc_sampler_lock);
-	kc_running = false;
-	atomic_set(&kc_rotating, 1);
-	mutex_unlock(&kc_sampler_lock);
-	cancel_delayed_work_sync(&kc_sampler_work);
-
-	mutex_lock(&kc_sampler_lock);
-	while (kc_nr_armed)
-		kc_disarm_index(kc_nr_armed - 1);
-	mutex_unlock(&kc_sampler_lock);
-	/*
-	 * Pairs with kc_claim_window(): a window claimed before kc_rotating
-	 * was seen is counted in kc_windows_open.
-	 */
-	smp_mb();
-	while (atomic_read(&kc_windows_open) ||
-	       atomic_read(&kc_stalls_in_flight))
-		usleep_range(1000, 2000);
+	WRITE_ONCE(kc_running, false);
+	kc_stall_block();
+	if (kc_armer) {
+		kthread_stop(kc_armer);
+		kc_armer = NULL;
+	}
+	irq_work_sync(&kc_spent_work);
+	kc_pool_disarm_all();
+	kc_watch_repair_local();
 }
 
 void kc_sampler_start(void)
 {
-	mutex_lock(&kc_sampler_lock);
-	kc_running = true;
-	kc_last_fired = atomic_long_read(&kc_stats.fired);
-	atomic_set(&kc_rotating, 0);
-	mutex_unlock(&kc_sampler_lock);
-	queue_delayed_work(system_unbound_wq, &kc_sampler_work, 0);
-}
+	struct task_struct *t;
 
-/* The targets changed (sampler stopped): take the new set of sites. */
-void kc_sampler_pool_changed(void)
-{
-	unsigned int n = min(kc_targets_nr_sites(), KC_POOL_MAX);
-	struct kc_site **pool = NULL;
-
-	if (n)
-		pool = kvcalloc(n, sizeof(*pool), GFP_KERNEL);
-	if (pool)
-		n = kc_targets_collect(pool, n);
-	else
-		n = 0;
-	mutex_lock(&kc_sampler_lock);
-	kvfree(kc_pool);
-	kc_pool = pool;
-	kc_pool_len = n;
-	kc_goal = 1;
-	mutex_unlock(&kc_sampler_lock);
-}
-
-unsigned long kc_sampler_pool_size(void)
-{
-	return READ_ONCE(kc_pool_len);
-}
-
-unsigned int kc_sampler_armed(void)
-{
-	return READ_ONCE(kc_nr_armed);
-}
-
-/*
- * #DB context, lock-free: traps are accepted only while a window is open,
- * and the armed set changes only with every window closed.
- */
-bool kc_sampler_map_armed_slot_ip(unsigned long ip, unsigned long *orig)
-{
-	unsigned int i, n = READ_ONCE(kc_nr_armed);
-
-	for (i = 0; i < n && i < KC_MAX_PROBES; i++) {
-		struct kc_site *s = READ_ONCE(kc_armed[i]);
-		unsigned long slot;
-
-		if (!s)
-			continue;
-		slot = (unsigned long)s->kp.ainsn.insn;
-		if (slot && ip > slot && ip <= slot + s->insn.length) {
-			*orig = (unsigned long)s->kp.addr + (ip - slot);
-			return true;
-		}
+	kc_last_ns = ktime_get_ns();
+	kc_credit_ns = 0;
+	kc_register_ns = 0;
+	WRITE_ONCE(kc_running, true);
+	kc_stall_unblock();
+	t = kthread_run(kc_armer_fn, NULL, "kcollider_armer");
+	if (IS_ERR(t)) {
+		pr_err("cannot start the armer: %ld\n", PTR_ERR(t));
+		WRITE_ONCE(kc_running, false);
+		return;
 	}
-	return false;
+	/*
+	 * Real-time, lowest priority: a spent breakpoint must leave the text
+	 * before the code it sits in comes round again, not when the
+	 * scheduler gets to a kthread among busy tasks.
+	 */
+	sched_set_fifo_low(t);
+	WRITE_ONCE(kc_armer, t);
 }
 
-/*
- * A racer that was single-stepping one of our probes traps inside the
- * probe's instruction slot: map that back to the probed address.
- */
-bool kc_sampler_map_slot_ip(unsigned long ip, unsigned long *orig)
+ssize_t kc_sampler_stats(char *buf, size_t size)
 {
-	bool found = false;
-	unsigned int i;
+	unsigned long arms = READ_ONCE(kc_arms);
 
-	mutex_lock(&kc_sampler_lock);
-	for (i = 0; i < kc_pool_len && !found; i++) {
-		struct kc_site *s = kc_pool[i];
-		unsigned long slot = (unsigned long)s->kp.ainsn.insn;
-
-		if (slot && ip > slot && ip <= slot + s->insn.length) {
-			*orig = (unsigned long)s->kp.addr + (ip - slot);
-			found = true;
-		}
-	}
-	mutex_unlock(&kc_sampler_lock);
-	return found;
+	return scnprintf(buf, size,
+			 "hits %lu\nfired %lu\nhits_spent %lu\narms %lu\n"
+			 "register_failures %lu\narmed_expired %lu\n"
+			 "retired %lu\narm_us_mean %llu\nretire_us_mean %llu\n",
+			 kc_sum(offsetof(struct kc_cpu_counts, hits)),
+			 kc_sampler_fired(),
+			 kc_sum(offsetof(struct kc_cpu_counts, spent_hits)),
+			 arms, READ_ONCE(kc_add_fail), READ_ONCE(kc_expired),
+			 READ_ONCE(kc_retired),
+			 arms ? div_u64(READ_ONCE(kc_arm_ns), arms * 1000) : 0,
+			 kc_retired ? div_u64(READ_ONCE(kc_retire_ns),
+					      kc_retired * 1000) : 0);
 }
 
 int kc_sampler_init(void)
 {
-	INIT_DELAYED_WORK(&kc_sampler_work, kc_sampler_fn);
+	kc_pool_init(kc_probe_hit);
 	return 0;
 }
 
+/* Unload: no breakpoint of ours stays in the text. */
 void kc_sampler_exit(void)
 {
 	kc_sampler_stop();
-	mutex_lock(&kc_sampler_lock);
-	kvfree(kc_pool);
-	kc_pool = NULL;
-	kc_pool_len = 0;
-	mutex_unlock(&kc_sampler_lock);
+	kc_pool_drain();
 }

@@ -20,12 +20,14 @@
 #include <linux/random.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/task_stack.h>
+#include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 #include <asm/processor.h>
 
 #include "kcollider.h"
 
 #define KC_NR_MARKS	64
+#define KC_RETIRE_POLL_US	100
 
 enum { KC_MARK_FREE, KC_MARK_CLAIMED, KC_MARK_READY };
 
@@ -42,7 +44,8 @@ struct kc_sample {
 	atomic_t busy;
 	struct task_struct *task;
 	unsigned long sp;
-	struct kc_site *site;
+	unsigned long ip;		/* the sampled instruction */
+	struct kc_insn insn;		/* a copy: the probe may be reused */
 	struct kc_slot *slot;
 	struct kc_mark *mark;
 	unsigned long addr;
@@ -61,10 +64,12 @@ static struct kc_mark kc_marks[KC_NR_MARKS];
 static atomic_t kc_marks_ready = ATOMIC_INIT(0);
 static struct kc_sample kc_samples[KC_MAX_SLOTS];
 static DEFINE_PER_CPU(int, kc_cpu_busy);
+/* Window lengths are random; get_random_u32() may take a lock here. */
+static DEFINE_PER_CPU(struct rnd_state, kc_rnd);
 
-atomic_t kc_windows_open = ATOMIC_INIT(0);
-atomic_t kc_stalls_in_flight = ATOMIC_INIT(0);
-
+static atomic_t kc_blocked = ATOMIC_INIT(1);
+static atomic_t kc_windows_open = ATOMIC_INIT(0);
+static atomic_t kc_stalls_in_flight = ATOMIC_INIT(0);
 
 static struct kc_mark *kc_mark_claim(unsigned long addr, unsigned long sp)
 {
@@ -83,7 +88,8 @@ static struct kc_mark *kc_mark_claim(unsigned long addr, unsigned long sp)
 	return NULL;
 }
 
-static bool kc_mark_consume(unsigned long addr, unsigned long sp)
+/* The stalled thread's own int3 on the way back: let it execute. */
+bool kc_stall_resume(unsigned long addr, unsigned long sp)
 {
 	int i;
 
@@ -106,7 +112,7 @@ static bool kc_mark_consume(unsigned long addr, unsigned long sp)
 }
 
 /* Marks whose probe was disarmed before the thread came back. */
-void kc_marks_expire(void)
+void kc_stall_expire_marks(void)
 {
 	int i;
 
@@ -206,16 +212,16 @@ static void kc_regs_to_decoder(const struct pt_regs *regs, struct kc_regs *r)
 	r->gs_base = this_cpu_read(this_cpu_off);
 }
 
-static bool kc_site_address(struct kc_site *site, struct pt_regs *regs,
-			    unsigned long *addr)
+static bool kc_site_address(const struct kc_insn *insn, unsigned long ip,
+			    struct pt_regs *regs, unsigned long *addr)
 {
 	struct kc_regs r;
 	u64 ea;
 
 	kc_regs_to_decoder(regs, &r);
-	r.ip = (unsigned long)site->kp.addr;
+	r.ip = ip;
 	/* bt/bts with a register bit offset: the decoder adds the offset */
-	if (kc_effective_address(&site->insn, 0, &r, &ea))
+	if (kc_effective_address(insn, 0, &r, &ea))
 		return false;
 	*addr = ea;
 	return true;
@@ -243,11 +249,11 @@ static bool kc_addr_watchable(unsigned long addr, unsigned int size,
 	return !kc_addr_on_stack(addr, sp);
 }
 
-static void kc_redirect(struct kprobe *p, struct pt_regs *regs)
+static void kc_redirect(unsigned long ip, struct pt_regs *regs)
 {
 	unsigned long *frame = (unsigned long *)(regs->sp - 5 * sizeof(long));
 
-	frame[0] = (unsigned long)p->addr;
+	frame[0] = ip;
 	frame[1] = regs->cs;
 	frame[2] = regs->flags & ~X86_EFLAGS_TF;
 	frame[3] = regs->sp;
@@ -274,48 +280,34 @@ static bool kc_claim_window(void)
 	atomic_inc(&kc_windows_open);
 	/* pairs with kc_quiesce_windows(): one of us sees the other */
 	smp_mb__after_atomic();
-	if (!atomic_read(&kc_rotating))
+	if (!atomic_read(&kc_blocked))
 		return true;
 	atomic_dec(&kc_windows_open);
 	return false;
 }
 
-/* int3, NMI-like: no locks, no printk, no sleeping, no IPIs. */
-int kc_site_pre_handler(struct kprobe *p, struct pt_regs *regs)
+/*
+ * int3, NMI-like: no locks, no printk, no sleeping, no IPIs. Returns 1
+ * when the thread was sent through the trampoline into a stall.
+ */
+int kc_stall_try(unsigned long ip, const struct kc_insn *insn,
+		 struct pt_regs *regs)
 {
-	struct kc_site *site = container_of(p, struct kc_site, kp);
 	unsigned long preempt = preempt_count() - (NMI_OFFSET + HARDIRQ_OFFSET);
+	unsigned int size = insn->mem[0].size;
 	struct kc_sample *s;
 	unsigned long addr;
 	int skip;
 
-	if (kc_mark_consume((unsigned long)p->addr, regs->sp))
-		return 0;
-	atomic_long_inc(&kc_stats.hits);
-	/* probes just armed by a rotation in progress fire again after it */
-	if (atomic_read(&kc_rotating))
-		return 0;
-	/*
-	 * An int3 the sampler already took out can still be executed for a
-	 * while (seen under QEMU TCG, thousands of times after the disarm):
-	 * only armed sites sample.
-	 */
-	if (!READ_ONCE(site->armed)) {
-		atomic_long_inc(&kc_stats.hits_disarmed);
-		return 0;
-	}
-	if (atomic_cmpxchg(&site->fired, 0, 1))
-		return 0;
-	atomic_long_inc(&kc_stats.fired);
 	skip = kc_should_skip(preempt);
 	if (skip >= 0)
 		goto skipped;
 	skip = KC_SKIP_FORBIDDEN;
-	if (!kc_site_address(site, regs, &addr) ||
-	    !kc_addr_watchable(addr, site->insn.mem[0].size, regs->sp))
+	if (!kc_site_address(insn, ip, regs, &addr) ||
+	    !kc_addr_watchable(addr, size, regs->sp))
 		goto skipped;
 	skip = KC_SKIP_NO_SLOT;
-	if (kc_addr_sampled(addr, site->insn.mem[0].size))
+	if (kc_addr_sampled(addr, size))
 		goto skipped;
 	skip = KC_SKIP_ROTATION;
 	if (!kc_claim_window())
@@ -328,19 +320,20 @@ int kc_site_pre_handler(struct kprobe *p, struct pt_regs *regs)
 	if (!s->slot)
 		goto unsample;
 	skip = KC_SKIP_NO_MARK;
-	s->mark = kc_mark_claim((unsigned long)p->addr, regs->sp);
+	s->mark = kc_mark_claim(ip, regs->sp);
 	if (!s->mark)
 		goto unslot;
-	s->site = site;
+	s->ip = ip;
+	s->insn = *insn;
 	s->addr = addr;
-	s->size = min_t(unsigned int, site->insn.mem[0].size, 8);
+	s->size = min(size, 8U);
 	s->preempt = preempt;
 	s->irqs_on = !!(regs->flags & X86_EFLAGS_IF);
 	s->cpu = raw_smp_processor_id();
 	s->sp = regs->sp;
 	WRITE_ONCE(s->task, current);
 	atomic_inc(&kc_stalls_in_flight);
-	kc_redirect(p, regs);
+	kc_redirect(ip, regs);
 	return 1;
 
 unslot:
@@ -352,12 +345,6 @@ unwindow:
 skipped:
 	kc_count_skip(skip);
 	return 0;
-}
-
-/* A post-handler, even empty, keeps kprobes from optimizing the probe. */
-void kc_site_post_handler(struct kprobe *p, struct pt_regs *regs,
-			  unsigned long flags)
-{
 }
 
 /* mechanics.md section 3: sleeping is legal only here. */
@@ -389,8 +376,12 @@ static unsigned int kc_window_us(bool sleep)
 	unsigned int w = sleep ? READ_ONCE(kc_settings.window_sleep_us) :
 				 READ_ONCE(kc_settings.window_atomic_us);
 
+	struct rnd_state *rnd = get_cpu_ptr(&kc_rnd);
+	u32 r = prandom_u32_state(rnd);
+
+	put_cpu_ptr(&kc_rnd);
 	/* randomized downward, as KCSAN does, so windows do not phase-lock */
-	return w / 2 + get_random_u32() % (w / 2 + 1);
+	return w / 2 + r % (w / 2 + 1);
 }
 
 #define KC_REFRESH_US	500
@@ -417,26 +408,26 @@ static void kc_wait_window(struct kc_slot *slot, bool sleep,
 static void kc_fill_sampled(struct kc_sample *s, struct pt_regs *regs,
 			    struct kc_side *a)
 {
-	a->ip = (unsigned long)s->site->kp.addr;
+	a->ip = s->ip;
 	a->cpu = s->cpu;
 	a->ctx = kc_ctx_of(s->preempt);
 	a->irqs_on = s->irqs_on;
 	a->pid = a->ctx == KC_CTX_TASK ? task_pid_nr(current) : 0;
 	memcpy(a->comm, current->comm, sizeof(a->comm));
-	a->access = s->site->insn.mem[0].access;
+	a->access = s->insn.mem[0].access;
 	a->size = s->size;
-	a->op = s->site->insn.op;
-	a->has_imm = s->site->insn.has_imm;
-	a->imm = s->site->insn.imm;
-	a->insn_len = s->site->insn.length;
-	a->dest_reg = a->access == KC_ACC_READ ? s->site->insn.reg : 0xff;
+	a->op = s->insn.op;
+	a->has_imm = s->insn.has_imm;
+	a->imm = s->insn.imm;
+	a->insn_len = s->insn.length;
+	a->dest_reg = a->access == KC_ACC_READ ? s->insn.reg : 0xff;
 	kc_unwind_regs(regs, a);
 }
 
 static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 {
 	bool sleep = kc_can_sleep();
-	bool writes = s->site->insn.mem[0].access & KC_ACC_WRITE;
+	bool writes = s->insn.mem[0].access & KC_ACC_WRITE;
 	unsigned int us = kc_window_us(sleep);
 	/* not on the stack: the interrupted context's stack may be small */
 	struct kc_report *r = &s->report;
@@ -483,10 +474,33 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 	kc_report_submit(r);
 }
 
+static bool kc_text_restored(unsigned long ip)
+{
+	u8 b;
+
+	return !copy_from_kernel_nofault(&b, (void *)ip, 1) && b != 0xcc;
+}
+
+/*
+ * A hot loop would run into its spent breakpoint again and again until
+ * the armer has taken it out: where the thread may sleep anyway, it waits
+ * for that instead, at most as long as its window again, so a sample
+ * never costs its thread more than twice the window.
+ */
+static void kc_wait_retired(unsigned long ip, unsigned int max_us)
+{
+	unsigned int waited;
+
+	for (waited = 0; waited < max_us && !kc_text_restored(ip);
+	     waited += KC_RETIRE_POLL_US)
+		usleep_range(KC_RETIRE_POLL_US, KC_RETIRE_POLL_US + 50);
+}
+
 /* Called by the trampoline, in the sampled thread's own context. */
 __visible void kc_stall(struct pt_regs *regs)
 {
 	struct kc_sample *s = kc_sample_find(current, regs->sp);
+	u64 start = ktime_get_mono_fast_ns();
 
 	if (WARN_ON_ONCE(!s))
 		return;
@@ -494,10 +508,20 @@ __visible void kc_stall(struct pt_regs *regs)
 		kc_sample_run(s, regs);
 	else
 		kc_count_skip(KC_SKIP_RCU);
+	if (kc_can_sleep())
+		kc_wait_retired(s->ip, READ_ONCE(kc_settings.window_sleep_us));
 
-	s->mark->stamp = jiffies;
-	atomic_inc(&kc_marks_ready);
-	atomic_set_release(&s->mark->state, KC_MARK_READY);
+	if (kc_text_restored(s->ip)) {
+		/* no int3 to come back to: the mark is not needed */
+		atomic_set_release(&s->mark->state, KC_MARK_FREE);
+	} else {
+		s->mark->stamp = jiffies;
+		atomic_inc(&kc_marks_ready);
+		atomic_set_release(&s->mark->state, KC_MARK_READY);
+	}
+	/* what the sampled thread paid: the stall budget in the benchmark */
+	atomic_long_add(div_u64(ktime_get_mono_fast_ns() - start,
+				NSEC_PER_USEC), &kc_stats.stall_us);
 	kc_watch_release(s->slot);
 	WRITE_ONCE(s->task, NULL);
 	atomic_set_release(&s->busy, 0);
@@ -505,8 +529,33 @@ __visible void kc_stall(struct pt_regs *regs)
 	atomic_dec(&kc_stalls_in_flight);
 }
 
+bool kc_stall_any_open(void)
+{
+	return atomic_read(&kc_windows_open);
+}
+
+/* No new stall; returns when every open one has ended. */
+void kc_stall_block(void)
+{
+	atomic_set(&kc_blocked, 1);
+	/* pairs with kc_claim_window(): it sees the flag or we its count */
+	smp_mb__after_atomic();
+	while (atomic_read(&kc_windows_open) ||
+	       atomic_read(&kc_stalls_in_flight))
+		usleep_range(1000, 2000);
+}
+
+void kc_stall_unblock(void)
+{
+	atomic_set(&kc_blocked, 0);
+}
+
 int kc_stall_init(void)
 {
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		prandom_seed_state(per_cpu_ptr(&kc_rnd, cpu), get_random_u64());
 	return 0;
 }
 

@@ -224,28 +224,25 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 	ssize_t n;
 	int i;
 
-	n = sysfs_emit(buf,
-		       "sites %lu\nprobes_armed %u\nhits %ld\nfired %ld\n"
-		       "samples %ld\nwatch_full %ld\nwatch_partial %ld\n"
-		       "races %ld\nunknown_origin %ld\nreports_suppressed %ld\n"
-		       "reports_lost %ld\ndr_repaired %ld\nlate_traps %ld\n"
-		       "sites_refused %ld\nrotations %ld\nrotations_deferred %ld\n"
-		       "hits_disarmed %ld\n",
-		       kc_sampler_pool_size(), kc_sampler_armed(),
-		       atomic_long_read(&s->hits), atomic_long_read(&s->fired),
-		       atomic_long_read(&s->samples),
-		       atomic_long_read(&s->watch_full),
-		       atomic_long_read(&s->watch_partial),
-		       atomic_long_read(&s->races),
-		       atomic_long_read(&s->unknown_origin),
-		       atomic_long_read(&s->reports_suppressed),
-		       atomic_long_read(&s->reports_lost),
-		       atomic_long_read(&s->dr_repaired),
-		       atomic_long_read(&s->late_traps),
-		       atomic_long_read(&s->sites_refused),
-		       atomic_long_read(&s->rotations),
-		       atomic_long_read(&s->rotations_deferred),
-		       atomic_long_read(&s->hits_disarmed));
+	n = kc_sites_stats(buf, PAGE_SIZE);
+	n += kc_pool_stats(buf + n, PAGE_SIZE - n);
+	n += kc_sampler_stats(buf + n, PAGE_SIZE - n);
+	n += sysfs_emit_at(buf, n,
+			   "samples %ld\nstall_us %ld\n"
+			   "watch_full %ld\nwatch_partial %ld\n"
+			   "races %ld\nunknown_origin %ld\n"
+			   "reports_suppressed %ld\nreports_lost %ld\n"
+			   "dr_repaired %ld\nlate_traps %ld\n",
+			   atomic_long_read(&s->samples),
+			   atomic_long_read(&s->stall_us),
+			   atomic_long_read(&s->watch_full),
+			   atomic_long_read(&s->watch_partial),
+			   atomic_long_read(&s->races),
+			   atomic_long_read(&s->unknown_origin),
+			   atomic_long_read(&s->reports_suppressed),
+			   atomic_long_read(&s->reports_lost),
+			   atomic_long_read(&s->dr_repaired),
+			   atomic_long_read(&s->late_traps));
 	for (i = 0; i < KC_NR_FILTERS; i++)
 		n += sysfs_emit_at(buf, n, "benign_%s %ld\n",
 				   kc_filter_names[i],

@@ -243,7 +243,7 @@ static unsigned int kc_watch_propagate(struct kc_slot *slot)
 	}
 	put_cpu();
 	if (READ_ONCE(slot->active))
-		kc_arm_latency_ns[atomic_inc_return(&kc_arm_latency_next) %
+		kc_arm_latency_ns[(unsigned int)atomic_inc_return(&kc_arm_latency_next) %
 				  KC_LATENCY_RING] =
 			min_t(u64, ktime_get_mono_fast_ns() - start, U32_MAX);
 	return done;
@@ -268,6 +268,22 @@ int kc_watch_latency_show(struct seq_file *m, void *v)
 void kc_watch_refresh(struct kc_slot *slot)
 {
 	kc_watch_propagate(slot);
+}
+
+/*
+ * The sampler's text patching reloaded this CPU's debug registers from
+ * perf's copy: put the open windows' watches back at once.
+ */
+void kc_watch_repair_local(void)
+{
+	unsigned long flags;
+	unsigned int i;
+
+	local_irq_save(flags);
+	for (i = 0; i < kc_nr_slots; i++)
+		if (atomic_read(&kc_slots[i].open))
+			kc_watch_apply_local(&kc_slots[i]);
+	local_irq_restore(flags);
 }
 
 static u8 kc_len_bits(unsigned int size)
@@ -343,77 +359,6 @@ struct kc_slot *kc_watch_claim(void)
 void kc_watch_release(struct kc_slot *slot)
 {
 	atomic_set_release(&slot->claimed, 0);
-}
-
-/* True when current serves softirqs; PREEMPT_RT counts them per task. */
-static bool kc_serving_softirq(unsigned long pc)
-{
-#ifdef CONFIG_PREEMPT_RT
-	return current->softirq_disable_cnt & SOFTIRQ_OFFSET;
-#else
-	return pc & SOFTIRQ_OFFSET;
-#endif
-}
-
-u8 kc_ctx_of(unsigned long pc)
-{
-	if (pc & NMI_MASK)
-		return KC_CTX_NMI;
-	if (pc & HARDIRQ_MASK)
-		return KC_CTX_HARDIRQ;
-	if (kc_serving_softirq(pc))
-		return KC_CTX_SOFTIRQ;
-	return KC_CTX_TASK;
-}
-
-/* ORC from a register set: NMI-safe, no handler frames. */
-void kc_unwind_regs(struct pt_regs *regs, struct kc_side *a)
-{
-	struct unwind_state state;
-	unsigned long addr;
-
-	/* ORC skips the frame of @regs itself: its ip is the first entry */
-	a->stack[0] = regs->ip;
-	a->nr_stack = 1;
-	for (unwind_start(&state, current, regs, NULL);
-	     !unwind_done(&state) && a->nr_stack < KC_STACK_DEPTH;
-	     unwind_next_frame(&state)) {
-		addr = unwind_get_return_address(&state);
-		if (!addr)
-			break;
-		a->stack[a->nr_stack++] = addr;
-	}
-}
-
-static unsigned long kc_int3_entry;
-
-/*
- * The racer may have been single-stepping one of our own probes: its trap
- * ip then lies in the probe's instruction slot, where ORC knows nothing.
- * Under TCG the #DB can even arrive at the entry of the int3 that ends the
- * slot, with the slot address in the int3's hardware frame. Rebuild the
- * registers as they were at the probed instruction so the unwind works.
- */
-static struct pt_regs *kc_racer_regs(struct pt_regs *regs,
-				     struct pt_regs *fixed)
-{
-	unsigned long ip = regs->ip, orig, *frame;
-
-	if (kc_int3_entry && ip == kc_int3_entry) {
-		frame = (unsigned long *)regs->sp;
-		if (!kc_sampler_map_armed_slot_ip(frame[0] - 1, &orig))
-			return regs;
-		*fixed = *regs;
-		fixed->ip = orig;
-		fixed->flags = frame[2];
-		fixed->sp = frame[3];
-		return fixed;
-	}
-	if (!kc_sampler_map_armed_slot_ip(ip, &orig))
-		return regs;
-	*fixed = *regs;
-	fixed->ip = orig;
-	return fixed;
 }
 
 /* #DB, NMI-like: record only; decoding and printing happen later. */
@@ -504,24 +449,6 @@ bool kc_addr_forbidden(unsigned long addr, unsigned int size)
 	return true;
 }
 
-/*
- * Entry text cannot be probed, but register_kprobe() resolves the name
- * before it refuses: that is the address (no kallsyms_lookup_name).
- */
-static unsigned long kc_lookup_entry(const char *name)
-{
-	struct kprobe kp = {
-		.symbol_name = name,
-		.flags = KPROBE_FLAG_DISABLED,
-	};
-
-	if (!register_kprobe(&kp)) {
-		unregister_kprobe(&kp);
-		return 0;
-	}
-	return IS_ERR_OR_NULL(kp.addr) ? 0 : (unsigned long)kp.addr;
-}
-
 static void kc_watch_scan_cpu(void *unused)
 {
 	struct kc_watch_cpu *wc = this_cpu_ptr(&kc_watch_cpu);
@@ -549,7 +476,6 @@ int kc_watch_init(unsigned int nr_slots)
 	int cpu;
 
 	kc_nr_slots = nr_slots;
-	kc_int3_entry = kc_lookup_entry("asm_exc_int3");
 	for (i = 0; i < nr_slots; i++) {
 		struct kc_slot *slot = &kc_slots[i];
 

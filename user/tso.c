@@ -26,6 +26,7 @@
 #include "cfg.h"
 #include "main.h"
 #include "tso.h"
+#include "tso_mem.h"
 
 enum sum_kind {
 	SUM_TRANSPARENT,
@@ -73,6 +74,9 @@ struct bfs {
 	const struct kc_access *acc;
 	int stack_frames;
 	int blocked;			/* node with a fence before it, or -1 */
+	struct tso_mem load_mem;	/* main search: the load's operand */
+	struct tso_cand *cands;		/* main search's first pass: stores met */
+	int ncands;
 	struct found fd;
 	int *q;
 	int qh, qn, qcap;
@@ -87,6 +91,7 @@ static struct summary sum_busy = { .kind = SUM_TRANSPARENT };
 const char *tso_verdict_name(enum tso_verdict v)
 {
 	static const char * const names[] = {
+		[TSO_SC_VIOLATION] = "sc-violation",
 		[TSO_TRIANGULAR] = "triangular",
 		[TSO_NOT_TRIANGULAR] = "not-triangular",
 		[TSO_WRITE_WRITE] = "write-write",
@@ -139,22 +144,150 @@ static const struct summary *summarize(const struct code_src *c,
 				       const struct tso_opts *o, uint64_t target,
 				       int depth);
 
+#define REGION_MAX 512
+
+/* Intra-procedural successors of instruction @i; -1 when unknown. */
+static int successors(const struct kc_func *f, int i, int succ[2])
+{
+	const struct kc_dinsn *d = &f->insn[i];
+	int n = 0;
+
+	if (!(d->flags & DI_STOP) && i + 1 < f->n)
+		succ[n++] = i + 1;
+	if (!(d->flags & DI_JUMP) || (d->flags & DI_TAIL))
+		return n;
+	if (d->flags & DI_INDIRECT)
+		return -1;
+	succ[n] = cfg_index(f, d->target, false);
+	return succ[n] >= 0 ? n + 1 : -1;
+}
+
+/*
+ * Does no instruction from store @st up to (not including) the load
+ * write a register the load's address uses? Every path out of the store
+ * is followed, also those that never reach the load: a clobber there
+ * only makes the answer "no", the safe side.
+ */
+static bool regs_kept(const struct bfs *b, int st)
+{
+	const struct kc_func *f = b->fr[0].f;
+	uint16_t regs = tso_mem_regs(&b->load_mem);
+	int *q = malloc(REGION_MAX * sizeof(*q)), qh = 0, qn = 0, i, k, n;
+	bool *seen = calloc(f->n, sizeof(*seen)), kept = q && seen;
+	int succ[2];
+	struct tso_mem m;
+
+	if (kept) {
+		q[qn++] = st;
+		seen[st] = true;
+	}
+	while (kept && qh < qn) {
+		i = q[qh++];
+		if (!tso_mem_at(b->c, f->insn[i].addr, &m) || (m.writes & regs)) {
+			kept = false;
+			break;
+		}
+		n = successors(f, i, succ);
+		for (k = 0; kept && k < n; k++) {
+			if (succ[k] == b->fr[0].link || seen[succ[k]])
+				continue;
+			seen[succ[k]] = true;
+			kept = qn < REGION_MAX;
+			if (kept)
+				q[qn++] = succ[k];
+		}
+		kept = kept && n >= 0;
+	}
+	free(q);
+	free(seen);
+	return kept;
+}
+
+/*
+ * A store to the very location the load reads is no witness: the load is
+ * served by it (forwarding) or by a later store, an SC-adjacent pair. Only
+ * provably equal addresses count: the same static address, or in the
+ * load's own function the same registers and displacement with neither
+ * register written between them.
+ */
+static bool same_location(const struct bfs *b, int node)
+{
+	const struct kc_dinsn *d = &b->fr[NODE_K(node)].f->insn[NODE_I(node)];
+	struct tso_mem st;
+
+	if (!b->load_mem.valid || !tso_mem_at(b->c, d->addr, &st))
+		return false;
+	if (!tso_mem_same(&st, &b->load_mem))
+		return false;
+	return st.abs || (!NODE_K(node) && regs_kept(b, NODE_I(node)));
+}
+
+/* Every pending store is a candidate for the racer's closing load. */
+static void add_cand(struct bfs *b, int cost, int node,
+		     const struct summary *s, uint64_t ip)
+{
+	struct tso_cand *cd;
+
+	if (!b->cands || b->ncands == TSO_MAX_CANDS)
+		return;
+	cd = &b->cands[b->ncands++];
+	cd->ip = ip;
+	cd->node = node;
+	cd->cost = cost;
+	cd->sum = s;
+	if (!tso_mem_at(b->c, ip, &cd->m))
+		memset(&cd->m, 0, sizeof(cd->m));
+}
+
+static void add_store(struct bfs *b, int cost, int node,
+		      const struct summary *s, uint64_t ip)
+{
+	add_witness(&b->fd, cost, node, s);
+	add_cand(b, cost, node, s, ip);
+}
+
+/* A call met backward: the callee's summary decides. */
+static bool visit_call(struct bfs *b, const struct kc_dinsn *d, int dist,
+		       int node)
+{
+	const struct summary *s;
+
+	if (d->flags & DI_INDIRECT) {
+		add_unknown(&b->fd, dist, "indirect-call", d->addr);
+		return false;
+	}
+	s = summarize(b->c, b->o, d->target, b->depth + 1);
+	switch (s->kind) {
+	case SUM_PENDING:
+		add_store(b, dist - 1 + s->len, node, s, s->ip);
+		return false;
+	case SUM_FENCES:
+		add_barrier(&b->fd, dist, s->ip);
+		return false;
+	case SUM_UNKNOWN:
+		add_unknown(&b->fd, dist, s->reason, s->ip ? s->ip : d->addr);
+		return false;
+	case SUM_NORETURN:
+		return false;
+	default:
+		return true;
+	}
+}
+
 /*
  * Classify node @d met at distance @dist: returns true when the search
  * goes on past it (to its predecessors).
  */
-static bool visit(const struct code_src *c, const struct tso_opts *o,
-		  const struct kc_dinsn *d, int dist, int node, int depth,
-		  struct found *fd)
+static bool visit(struct bfs *b, const struct kc_dinsn *d, int dist, int node)
 {
-	const struct summary *s;
-
 	if (d->flags & DI_BARRIER) {
-		add_barrier(fd, dist, d->addr);
+		add_barrier(&b->fd, dist, d->addr);
 		return false;
 	}
-	if (counts_as_store(o, d)) {
-		add_witness(fd, dist, node, NULL);
+	if (counts_as_store(b->o, d)) {
+		if (same_location(b, node))
+			return true;
+		add_store(b, dist, node, NULL, d->addr);
 		return false;
 	}
 	if (!(d->flags & DI_CALL) && !(d->flags & DI_TAIL))
@@ -162,26 +295,7 @@ static bool visit(const struct code_src *c, const struct tso_opts *o,
 	/* Not taken when met through its fall through: nothing ran. */
 	if ((d->flags & DI_TAIL) && (d->flags & DI_COND))
 		return true;
-	if (d->flags & DI_INDIRECT) {
-		add_unknown(fd, dist, "indirect-call", d->addr);
-		return false;
-	}
-	s = summarize(c, o, d->target, depth + 1);
-	switch (s->kind) {
-	case SUM_PENDING:
-		add_witness(fd, dist - 1 + s->len, node, s);
-		return false;
-	case SUM_FENCES:
-		add_barrier(fd, dist, s->ip);
-		return false;
-	case SUM_UNKNOWN:
-		add_unknown(fd, dist, s->reason, s->ip ? s->ip : d->addr);
-		return false;
-	case SUM_NORETURN:
-		return false;
-	default:
-		return true;
-	}
+	return visit_call(b, d, dist, node);
 }
 
 static uint64_t node_addr(const struct bfs *b, int node)
@@ -314,7 +428,7 @@ static void expand(struct bfs *b, int node, int d)
 	struct kc_func *f = b->fr[k].f;
 	bool start = (k == 0 && b->acc) || k > 0 ? i == b->fr[k].link : false;
 
-	if (!start && !visit(b->c, b->o, &f->insn[i], d, node, b->depth, &b->fd))
+	if (!start && !visit(b, &f->insn[i], d, node))
 		return;
 	if (node == b->blocked)
 		return;
@@ -435,13 +549,17 @@ static bool is_load(const struct kc_access *a)
 	return a->type == KC_ACC_TYPE_READ || a->type == KC_ACC_TYPE_READ_WRITE;
 }
 
+static bool is_store(const struct kc_access *a)
+{
+	return a->type == KC_ACC_TYPE_WRITE || a->type == KC_ACC_TYPE_READ_WRITE;
+}
+
 /*
- * The load instruction of access @a: from kcollider's sym= (exact) or the
- * top frame, which for KCSAN's racer block is the instruction after it.
+ * The instruction of access @a: from kcollider's sym= (exact) or the top
+ * frame, which for KCSAN's racer block is the instruction after it.
  */
-static const char *locate_load(const struct code_src *c,
-			       const struct kc_access *a, struct kc_func **fp,
-			       int *idx)
+const char *tso_locate(const struct code_src *c, const struct kc_access *a,
+		       struct kc_func **fp, int *idx)
 {
 	const struct kc_frame *fr = a->have_sym ? &a->sym : a->nframes ? &a->frames[0] : NULL;
 	const struct kc_sym *sym;
@@ -511,11 +629,8 @@ static void find_fence(struct bfs *b, struct tso_result *res)
 {
 	int nodes[TSO_MAX_PATH], n = 0, node = b->fd.w_node, i;
 
-	if (b->fd.w_sum)
-		node = node_parent(b, node);
-	else
-		node = node_parent(b, node);
-	for (; node >= 0 && n < TSO_MAX_PATH; node = node_parent(b, node))
+	for (node = node_parent(b, node); node >= 0 && n < TSO_MAX_PATH;
+	     node = node_parent(b, node))
 		nodes[n++] = node;
 	for (i = 0; i < n; i++) {
 		if (fence_closes(b, nodes[i])) {
@@ -526,18 +641,43 @@ static void find_fence(struct bfs *b, struct tso_result *res)
 	}
 }
 
+/* The witness shown: the one the racer reads back, else the nearest. */
+static void pick_witness(struct bfs *b, const struct tso_close *q)
+{
+	const struct tso_cand *cd;
+
+	if (!q->found)
+		return;
+	cd = &b->cands[q->cand];
+	b->fd.w_cost = cd->cost;
+	b->fd.w_node = cd->node;
+	b->fd.w_sum = cd->sum;
+}
+
+static void set_triangular(struct bfs *b, struct tso_result *res)
+{
+	res->verdict = res->q.found ? TSO_SC_VIOLATION : TSO_TRIANGULAR;
+	res->reason = res->q.found ? "store-buffering" : "pending-store";
+	pick_witness(b, &res->q);
+	res->path = build_path(b, &res->path_len);
+	res->have_witness = res->path && res->path_len;
+	res->witness_ip = res->have_witness ? res->path[0] : 0;
+	if (res->q.found)
+		set_detail(res, "the racer loads the witness's location after its store: %s",
+			 res->q.fenced ? "one-sided fence, still allowed on x86"
+				       : "no fence on either side");
+	else
+		set_detail(res, "a store may still be in the store buffer at the load");
+	b->cands = NULL;	/* the fence searches collect nothing */
+	find_fence(b, res);
+}
+
 static void verdict_from(struct bfs *b, struct tso_result *res)
 {
 	const struct code_src *c = b->c;
 
 	if (b->fd.w_cost >= 0) {
-		res->verdict = TSO_TRIANGULAR;
-		res->reason = "pending-store";
-		res->path = build_path(b, &res->path_len);
-		res->have_witness = res->path && res->path_len;
-		res->witness_ip = res->have_witness ? res->path[0] : 0;
-		set_detail(res, "a store may still be in the store buffer at the load");
-		find_fence(b, res);
+		set_triangular(b, res);
 	} else if (b->fd.u_dist >= 0) {
 		set_unknown(res, b->fd.u_reason, b->fd.u_ip, c);
 	} else if (b->fd.b_dist >= 0) {
@@ -553,47 +693,67 @@ static void verdict_from(struct bfs *b, struct tso_result *res)
 	}
 }
 
-static void analyze_load(const struct code_src *c, const struct kc_access *a,
-			 const struct tso_opts *o, struct tso_result *res)
+static bool start_load(const struct code_src *c, const struct kc_access *a,
+		       struct kc_func **f, int *idx, struct tso_result *res)
 {
-	struct frame fr[KC_MAX_FRAMES];
-	struct bfs b = { .c = c, .o = o, .fr = fr, .acc = a, .blocked = -1 };
-	struct kc_func *f = NULL;
-	const char *why;
-	int idx = -1, k;
+	const char *why = tso_locate(c, a, f, idx);
 
-	why = locate_load(c, a, &f, &idx);
 	if (why) {
 		set_unknown(res, why, 0, c);
-		return;
+		return false;
 	}
 	res->have_load = true;
-	res->load_ip = f->insn[idx].addr;
-	snprintf(res->load_insn, sizeof(res->load_insn), "%s", f->insn[idx].text);
-	if (f->insn[idx].flags & DI_LOCKED) {
-		res->verdict = TSO_LOCKED;
-		res->reason = "locked-load";
-		set_detail(res, "the load is LOCK'd: it drains the store buffer first");
+	res->load_ip = (*f)->insn[*idx].addr;
+	snprintf(res->load_insn, sizeof(res->load_insn), "%s", (*f)->insn[*idx].text);
+	if (!((*f)->insn[*idx].flags & DI_LOCKED))
+		return true;
+	res->verdict = TSO_LOCKED;
+	res->reason = "locked-load";
+	set_detail(res, "the load is LOCK'd: it drains the store buffer first");
+	return false;
+}
+
+/*
+ * Load side @a, racing store side @q (NULL if it does not store): the
+ * backward search, then, if triangular, the racer's forward search.
+ */
+static void analyze_load(const struct code_src *c, const struct kc_access *a,
+			 const struct kc_access *q, const struct tso_opts *o,
+			 struct tso_result *res)
+{
+	struct frame fr[KC_MAX_FRAMES];
+	struct tso_cand cands[TSO_MAX_CANDS];
+	struct bfs b = { .c = c, .o = o, .fr = fr, .acc = a, .blocked = -1,
+			 .cands = cands };
+	struct kc_func *f = NULL;
+	int idx = -1, k;
+
+	if (!start_load(c, a, &f, &idx, res))
 		return;
-	}
 	if (frame_alloc(&fr[0], f, idx)) {
 		set_unknown(res, "code-unavailable", 0, c);
 		return;
 	}
+	tso_mem_at(c, res->load_ip, &b.load_mem);
 	b.nfr = 1;
 	b.stack_frames = a->nframes ? a->nframes : 1;
 	found_init(&b.fd);
 	enqueue(&b, 0, idx, 1, -1);
 	run(&b);
+	if (b.fd.w_cost >= 0 && q)
+		tso_close_cycle(c, q, o, cands, b.ncands, &res->q);
 	verdict_from(&b, res);
 	for (k = 0; k < b.nfr; k++)
 		frame_free(&fr[k]);
 	free(b.q);
 }
 
+/* Which side's answer the report gets: the most urgent. */
 static int rank(enum tso_verdict v)
 {
 	switch (v) {
+	case TSO_SC_VIOLATION:
+		return 5;
 	case TSO_TRIANGULAR:
 		return 4;
 	case TSO_UNKNOWN:
@@ -605,13 +765,41 @@ static int rank(enum tso_verdict v)
 	}
 }
 
+/* Operand caches are keyed by address: another code source, new caches. */
+static void cache_check(const struct code_src *c)
+{
+	static const struct code_src *last;
+	static const struct kc_sym *last_syms;
+
+	if (c == last && c->syms == last_syms)
+		return;
+	tso_mem_cache_free();
+	tso_close_cache_free();
+	last = c;
+	last_syms = c->syms;
+}
+
+static void write_write(const struct code_src *c, const struct kc_report *r,
+			int sampled, int racer, struct tso_result *res)
+{
+	res->verdict = TSO_WRITE_WRITE;
+	res->reason = "both-stores";
+	res->side = sampled;
+	res->other = racer;
+	set_detail(res, "%s", r->nacc ? "both accesses are stores: stores drain in order"
+				 : "no access in the report");
+	if (!r->nacc)
+		set_unknown(res, "malformed-report", 0, c);
+}
+
 void tso_analyze(const struct code_src *c, const struct kc_report *r,
 		 const struct tso_opts *o, struct tso_result *res)
 {
 	int order[2], n = 0, i, sampled = kc_report_sampled(r);
-	int racer = kc_report_racer(r);
+	int racer = kc_report_racer(r), other;
 	struct tso_result tmp;
 
+	cache_check(c);
 	memset(res, 0, sizeof(*res));
 	res->side = res->other = -1;
 	/* The sampled side first: its instruction is exact. */
@@ -620,21 +808,17 @@ void tso_analyze(const struct code_src *c, const struct kc_report *r,
 	if (racer >= 0 && is_load(&r->acc[racer]))
 		order[n++] = racer;
 	if (!n) {
-		res->verdict = TSO_WRITE_WRITE;
-		res->reason = "both-stores";
-		res->side = sampled;
-		res->other = racer;
-		set_detail(res, "%s", r->nacc ? "both accesses are stores: stores drain in order"
-				 : "no access in the report");
-		if (!r->nacc)
-			set_unknown(res, "malformed-report", 0, c);
+		write_write(c, r, sampled, racer, res);
 		return;
 	}
 	for (i = 0; i < n; i++) {
 		memset(&tmp, 0, sizeof(tmp));
-		analyze_load(c, &r->acc[order[i]], o, &tmp);
+		other = order[i] == sampled ? racer : sampled;
+		analyze_load(c, &r->acc[order[i]],
+			     other >= 0 && is_store(&r->acc[other]) ? &r->acc[other] : NULL,
+			     o, &tmp);
 		tmp.side = order[i];
-		tmp.other = order[i] == sampled ? racer : sampled;
+		tmp.other = other;
 		if (!i || rank(tmp.verdict) > rank(res->verdict)) {
 			tso_result_free(res);
 			*res = tmp;
@@ -650,4 +834,11 @@ void tso_result_free(struct tso_result *res)
 	res->path = NULL;
 	free(res->detail);
 	res->detail = NULL;
+}
+
+void tso_cache_free(void)
+{
+	cfg_cache_free();
+	tso_mem_cache_free();
+	tso_close_cache_free();
 }

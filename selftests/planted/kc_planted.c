@@ -655,6 +655,80 @@ static void kc_n7_thread_b(void)
 	kc_n7_cycle(1, kc_n7_use_b);
 }
 
+/*
+ * ---- H1 (benchmarks, not a race): one thread, a hot loop over private
+ * data: what "traps per sample" is measured on ----
+ */
+
+static unsigned long kc_h1_buf[64];
+
+noinline void kc_h1_step(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(kc_h1_buf); i++)
+		kc_h1_buf[i] += i;
+}
+
+/*
+ * ---- R13-R15 (issue 14): the TSO verdicts, one function per thread ----
+ * Each side's store and load are in one function, so the analysis needs
+ * neither the caller nor the harness. READ_ONCE/WRITE_ONCE only stop the
+ * compiler from reordering or merging the accesses; the CPU still may.
+ * Each thread keeps what it read in a variable of its own (not kc_sink,
+ * which both would write: a write/write race of its own).
+ */
+int kc_r13_x, kc_r13_y, kc_r13_r0, kc_r13_r1;
+int kc_r14_x, kc_r14_y, kc_r14_r0, kc_r14_r1;
+int kc_r15_x, kc_r15_z, kc_r15_r;
+
+/* R13, store buffering: both may read 0 on x86, never under SC. */
+noinline void kc_r13_sb0(void)
+{
+	WRITE_ONCE(kc_r13_x, 1);
+	WRITE_ONCE(kc_r13_r0, READ_ONCE(kc_r13_y));
+}
+
+noinline void kc_r13_sb1(void)
+{
+	WRITE_ONCE(kc_r13_y, 1);
+	WRITE_ONCE(kc_r13_r1, READ_ONCE(kc_r13_x));
+}
+
+/* R14, R13 with smp_mb() between store and load on both sides: SC. */
+noinline void kc_r14_sb0(void)
+{
+	WRITE_ONCE(kc_r14_x, 1);
+	/* orders the store to x before the load of y: no store buffering */
+	smp_mb();
+	WRITE_ONCE(kc_r14_r0, READ_ONCE(kc_r14_y));
+}
+
+noinline void kc_r14_sb1(void)
+{
+	WRITE_ONCE(kc_r14_y, 1);
+	/* orders the store to y before the load of x: no store buffering */
+	smp_mb();
+	WRITE_ONCE(kc_r14_r1, READ_ONCE(kc_r14_x));
+}
+
+/*
+ * R15, one-sided: the reader's store to z may still be buffered when it
+ * loads x (triangular), but the writer never loads z: no cycle closes.
+ */
+noinline void kc_r15_read(void)
+{
+	WRITE_ONCE(kc_r15_z, 1);
+	WRITE_ONCE(kc_r15_r, READ_ONCE(kc_r15_x));
+}
+
+noinline void kc_r15_write(void)
+{
+	static int v;
+
+	WRITE_ONCE(kc_r15_x, ++v);
+}
+
 /* ---- running a scenario ---- */
 
 static int kc_worker_fn(void *data)
@@ -714,6 +788,10 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "n7", { kc_n7_thread_a, kc_n7_thread_b }, { 1, 1 } },
 	{ "m1", { kc_m1_reader, kc_m1_atomic_inc }, { 0, 1 } },
 	{ "m2", { kc_m2_plain_store, kc_m2_atomic_inc }, { 0, 1 } },
+	{ "h1", { kc_h1_step }, { 0 } },
+	{ "r13", { kc_r13_sb0, kc_r13_sb1 }, { 0, 1 } },
+	{ "r14", { kc_r14_sb0, kc_r14_sb1 }, { 0, 1 } },
+	{ "r15", { kc_r15_read, kc_r15_write }, { 0, 1 } },
 };
 
 /* Sleeps @ms, or less when the writer is signalled; -EINTR then. */

@@ -34,39 +34,70 @@ unload() {
 
 insmod "$top/selftests/planted/kc_planted.ko" || exit 1
 
+meminfo_kb() {
+	awk '$1 == "Slab:" || $1 == "VmallocUsed:" { n += $2 } END { print n }' \
+		/proc/meminfo
+}
+
+echo "## site table: targets=all (vmlinux and every loaded module)"
+load
+m0=$(meminfo_kb)
+t=$(elapsed sh -c "echo all > $sys/targets")
+m1=$(meminfo_kb)
+echo "sites=$(stat sites) build_s=$t build_ms(kernel)=$(stat sites_build_ms)" \
+     "table_bytes=$(stat sites_bytes) slab+vmalloc_delta_kb=$((m1 - m0))" \
+     "functions_denied=$(stat funcs_denied)"
+unload
+
+echo "## hot loop (H1: one thread, private data): traps per sample"
+load
+echo "kc_planted:kc_h1_step" > $sys/targets
+echo 200 > $sys/sample_rate
+echo 1 > $sys/enabled
+echo "h1 5000" > $run
+echo 0 > $sys/enabled
+echo "sites=$(stat sites) hits=$(stat hits) fired=$(stat fired)" \
+     "traps_per_sample=$(echo "$(stat hits) / ($(stat fired) + 0.000001)" | bc -l |
+	xargs printf '%.2f')"
+unload
+
 echo "## sampling rate, overhead (workload: dd bs=64 x 100000 | cat)"
 load
 for f in $hot_funcs; do echo "$f" > $sys/targets 2> /dev/null; done
 echo "targets: $(awk '{ print $1 }' $sys/targets | tr '\n' ' ')"
 echo "sites: $(stat sites)"
 workload
-# median of three runs: the VM's vCPUs share the host with everything else
-median3() {
-	local a b c
-	a=$(elapsed workload); b=$(elapsed workload); c=$(elapsed workload)
-	printf '%s\n%s\n%s\n' "$a" "$b" "$c" | sort -g | sed -n 2p
-}
-printf "%-8s %9s %10s %7s %10s %10s %9s\n" rate fired/s samples/s full% \
-	off_s on_s slowdown
-for rate in 50 200 1000; do
+printf "%-6s %8s %9s %9s %7s %11s %8s %8s %9s\n" rate fired/s samples/s \
+	window_ms budget traps/sample off_s on_s slowdown
+for rate in 10 100 1000; do
 	echo $rate > $sys/sample_rate
-	off=$(median3)
-	f0=$(stat fired); s0=$(stat samples)
-	full0=$(stat watch_full); part0=$(stat watch_partial)
-	echo 1 > $sys/enabled
-	t0=$(now)
-	on=$(median3)
-	t=$(echo "$(now) - $t0" | bc -l)
-	echo 0 > $sys/enabled
+	offs="" ons="" ton=0
+	f0=$(stat fired); s0=$(stat samples); h0=$(stat hits); w0=$(stat stall_us)
+	# on and off alternated: the host's load drifts, the ratio must not
+	for i in 1 2 3; do
+		offs="$offs $(elapsed workload)"
+		echo 1 > $sys/enabled
+		on=$(elapsed workload)
+		echo 0 > $sys/enabled
+		ons="$ons $on"
+		ton=$(echo "$ton + $on" | bc -l)
+	done
+	off=$(echo $offs | tr ' ' '\n' | sort -g | sed -n 2p)
+	on=$(echo $ons | tr ' ' '\n' | sort -g | sed -n 2p)
 	fired=$(( $(stat fired) - f0 ))
 	samples=$(( $(stat samples) - s0 ))
-	full=$(( $(stat watch_full) - full0 ))
-	part=$(( $(stat watch_partial) - part0 ))
-	printf "%-8s %9.1f %10.1f %7.1f %10.3f %10.3f %8.2fx\n" $rate \
-		"$(echo "$fired / $t" | bc -l)" "$(echo "$samples / $t" | bc -l)" \
-		"$(echo "100 * $full / ($full + $part + 0.000001)" | bc -l)" \
+	hits=$(( $(stat hits) - h0 ))
+	stall=$(( $(stat stall_us) - w0 ))
+	win=$(echo "$stall / 1000 / ($samples + 0.000001)" | bc -l)
+	printf "%-6s %8.1f %9.1f %9.3f %7.3f %11.1f %8.3f %8.3f %8.3fx\n" $rate \
+		"$(echo "$fired / $ton" | bc -l)" "$(echo "$samples / $ton" | bc -l)" \
+		"$win" "$(echo "$stall / 1000000 / $ton" | bc -l)" \
+		"$(echo "$hits / ($fired + 0.000001)" | bc -l)" \
 		"$off" "$on" "$(echo "$on / $off" | bc -l)"
 done
+grep -E "^(armed_expired|arms|register_us_mean|enable_us_mean|retire_us_mean|probes_repoked) " \
+	$sys/stats | tr '\n' ' '
+echo
 
 echo "## arm latency (all CPUs acknowledged, or the timeout), microseconds"
 sort -n $dbg/kcollider/arm_latency_ns > $TMPDIR/lat

@@ -86,7 +86,7 @@ tailer=$!
 timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 \
 	$accel -smp "$cpus" -m "$mem" -nographic -no-reboot \
 	-kernel "$image" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 oops=panic loglevel=4 rdinit=/init $append" \
+	-append "console=ttyS0 panic=-1 oops=panic loglevel=5 softlockup_panic=1 sysctl.kernel.panic_on_rcu_stall=1 rcupdate.rcu_cpu_stall_timeout=20 rdinit=/init $append" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs "local,path=$results,mount_tag=results,security_model=none" \
 	-serial "file:$results/console.log" -monitor none -display none \

@@ -1,0 +1,518 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The live kprobes: a fixed pool of registered probes on random sites of
+ * the table. Registering costs far more than patching (kprobes checks the
+ * site against its blacklist, jump labels, static calls and bug table, and
+ * decodes the function up to it: about 9 ms each under QEMU TCG against
+ * about 1.4 ms for an enable), so the pool keeps a reserve of registered,
+ * disabled probes that the sampler refreshes in the background, and arming
+ * a breakpoint is one enable.
+ *
+ * An entry's life: FREE -> RESERVE (registered, disabled) -> ARMED
+ * (enabled) -> SPENT (its first hit, taken by the handler with one
+ * cmpxchg) -> RESERVE again (disabled), until it ages out -> IDLE ->
+ * FREE (unregistered in batches: one RCU grace period per batch). The
+ * reserve is a moving uniform subsample of the table, so arming stays
+ * uniform over static sites.
+ *
+ * Disabled entries stay registered until their site has been quiet for a
+ * while. A hit on a disabled probe can only be in flight on real hardware,
+ * but under QEMU's multi-threaded TCG a vCPU that translated the code
+ * while the original byte was being restored keeps a stale int3 for as
+ * long as nothing writes to that page again: a registered probe turns such
+ * hits into a single-step, an unregistered one into kprobes' "retry the
+ * instruction" loop that never ends. So a stale hit gets the site patched
+ * again (which makes QEMU drop the stale translation) and postpones the
+ * unregistration.
+ *
+ * Entries are never freed (static), so the lock-free lookups of the #DB
+ * path and the report worker never read freed memory.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/kprobes.h>
+#include <linux/ktime.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "kcollider.h"
+
+#define KC_POOL_SIZE		1024
+/* A disabled probe is unregistered once its site was quiet this long. */
+#define KC_QUIET_MS		100
+/* Hits later than this after the disable are stale, not in flight. */
+#define KC_INFLIGHT_MS		10
+#define KC_DRAIN_MS		5000
+
+enum kc_probe_state {
+	KC_PROBE_FREE,
+	KC_PROBE_RESERVE,
+	KC_PROBE_ARMED,
+	KC_PROBE_SPENT,
+	KC_PROBE_IDLE,
+};
+
+struct kc_probe {
+	struct kprobe kp;
+	struct kc_insn insn;		/* decoded from the original bytes */
+	atomic_t state;
+	unsigned long born;		/* jiffies: registered */
+	unsigned long armed_at;		/* jiffies */
+	unsigned long idle_since;	/* jiffies: last disabled */
+	unsigned long stale_at;		/* jiffies; plain stores from int3 */
+	unsigned long repoked;
+};
+
+static struct kc_probe kc_probes[KC_POOL_SIZE];
+static DEFINE_MUTEX(kc_pool_lock);
+static kprobe_pre_handler_t kc_pool_handler;
+static unsigned long kc_pool_repokes;
+static unsigned long kc_pool_dropped;
+static unsigned long kc_pool_regs;
+static u64 kc_pool_reg_ns;
+static unsigned long kc_pool_enables;
+static u64 kc_pool_enable_ns;
+
+static int kc_probe_state(const struct kc_probe *p)
+{
+	return atomic_read(&p->state);
+}
+
+/* A post-handler, even empty, keeps kprobes from optimizing the probe. */
+static void kc_probe_post(struct kprobe *p, struct pt_regs *regs,
+			  unsigned long flags)
+{
+}
+
+static unsigned int kc_pool_count(int state)
+{
+	unsigned int n = 0;
+	int i;
+
+	for (i = 0; i < KC_POOL_SIZE; i++)
+		n += kc_probe_state(&kc_probes[i]) == state;
+	return n;
+}
+
+static struct kc_probe *kc_pool_find_free(unsigned long addr)
+{
+	struct kc_probe *free = NULL;
+	int i;
+
+	for (i = 0; i < KC_POOL_SIZE; i++) {
+		struct kc_probe *p = &kc_probes[i];
+
+		if (kc_probe_state(p) == KC_PROBE_FREE) {
+			if (!free)
+				free = p;
+		} else if ((unsigned long)p->kp.addr == addr) {
+			return ERR_PTR(-EBUSY);
+		}
+	}
+	return free ?: ERR_PTR(-ENOSPC);
+}
+
+/*
+ * Register a disabled probe on @addr for the reserve. -EINVAL-like errors
+ * mean the site can never be armed (kprobes refuses it, or it is no site
+ * any more); -ENOSPC, -EBUSY and -EAGAIN are for now only.
+ */
+int kc_pool_add(unsigned long addr)
+{
+	u8 code[KC_INSN_MAX_LEN];
+	struct kc_probe *p;
+	u64 t0;
+	int ret;
+
+	mutex_lock(&kc_pool_lock);
+	p = kc_pool_find_free(addr);
+	ret = PTR_ERR_OR_ZERO(p);
+	if (ret)
+		goto out;
+	ret = -EAGAIN;
+	/* another tool's int3 (ftrace, a static key being patched) */
+	if (copy_from_kernel_nofault(code, (void *)addr, sizeof(code)) ||
+	    code[0] == 0xcc)
+		goto out;
+	ret = -EINVAL;
+	if (kc_decode(code, sizeof(code), &p->insn) ||
+	    !kc_insn_is_site(&p->insn))
+		goto out;
+	memset(&p->kp, 0, sizeof(p->kp));
+	p->kp.addr = (kprobe_opcode_t *)addr;
+	p->kp.pre_handler = kc_pool_handler;
+	p->kp.post_handler = kc_probe_post;
+	p->kp.flags = KPROBE_FLAG_DISABLED;
+	p->born = p->idle_since = p->repoked = jiffies;
+	p->stale_at = 0;
+	t0 = ktime_get_ns();
+	ret = register_kprobe(&p->kp);
+	if (!ret) {
+		kc_pool_reg_ns += ktime_get_ns() - t0;
+		kc_pool_regs++;
+		atomic_set(&p->state, KC_PROBE_RESERVE);
+	}
+out:
+	mutex_unlock(&kc_pool_lock);
+	return ret;
+}
+
+/* Enable a uniformly chosen reserve probe; false if the reserve is empty. */
+bool kc_pool_arm(void)
+{
+	unsigned int n, pick, i;
+	struct kc_probe *p = NULL;
+	u64 t0;
+
+	mutex_lock(&kc_pool_lock);
+	n = kc_pool_count(KC_PROBE_RESERVE);
+	if (!n)
+		goto out;
+	pick = get_random_u32_below(n);
+	for (i = 0; i < KC_POOL_SIZE; i++) {
+		if (kc_probe_state(&kc_probes[i]) != KC_PROBE_RESERVE)
+			continue;
+		if (!pick--) {
+			p = &kc_probes[i];
+			break;
+		}
+	}
+	if (!p)
+		goto out;
+	p->armed_at = jiffies;
+	WRITE_ONCE(p->kp.post_handler, kc_probe_post);
+	/* armed before it is in the text: the first hit may come at once */
+	atomic_set(&p->state, KC_PROBE_ARMED);
+	t0 = ktime_get_ns();
+	if (enable_kprobe(&p->kp)) {
+		atomic_set(&p->state, KC_PROBE_IDLE);
+		p = NULL;
+	} else {
+		kc_pool_enable_ns += ktime_get_ns() - t0;
+		kc_pool_enables++;
+	}
+out:
+	mutex_unlock(&kc_pool_lock);
+	return p;
+}
+
+static void kc_probe_disable(struct kc_probe *p, int state)
+{
+	disable_kprobe(&p->kp);
+	p->idle_since = jiffies;
+	atomic_set(&p->state, state);
+}
+
+/* Disable the breakpoints whose first hit was taken: back to the reserve. */
+unsigned int kc_pool_retire(void)
+{
+	unsigned int n = 0;
+	int i;
+
+	mutex_lock(&kc_pool_lock);
+	for (i = 0; i < KC_POOL_SIZE; i++) {
+		if (kc_probe_state(&kc_probes[i]) == KC_PROBE_SPENT) {
+			kc_probe_disable(&kc_probes[i], KC_PROBE_RESERVE);
+			n++;
+		}
+	}
+	mutex_unlock(&kc_pool_lock);
+	return n;
+}
+
+/*
+ * Disable armed breakpoints older than @age (their code does not run),
+ * and let up to @max reserve probes older than @life go, so the reserve
+ * moves over the whole table.
+ */
+unsigned int kc_pool_expire(unsigned long age, unsigned long life,
+			    unsigned int max)
+{
+	unsigned int n = 0, aged = 0;
+	int i;
+
+	mutex_lock(&kc_pool_lock);
+	for (i = 0; i < KC_POOL_SIZE; i++) {
+		struct kc_probe *p = &kc_probes[i];
+		int s = kc_probe_state(p);
+
+		if (s == KC_PROBE_RESERVE && aged < max &&
+		    time_after(jiffies, p->born + life)) {
+			atomic_set(&p->state, KC_PROBE_IDLE);
+			aged++;
+			continue;
+		}
+		if (s != KC_PROBE_ARMED ||
+		    time_before(jiffies, p->armed_at + age))
+			continue;
+		/* a hit racing with us takes it first, or never */
+		if (atomic_cmpxchg(&p->state, KC_PROBE_ARMED, KC_PROBE_IDLE) !=
+		    KC_PROBE_ARMED)
+			continue;
+		kc_probe_disable(p, KC_PROBE_IDLE);
+		n++;
+	}
+	mutex_unlock(&kc_pool_lock);
+	return n;
+}
+
+void kc_pool_disarm_all(void)
+{
+	int i;
+
+	mutex_lock(&kc_pool_lock);
+	for (i = 0; i < KC_POOL_SIZE; i++) {
+		struct kc_probe *p = &kc_probes[i];
+		int s = kc_probe_state(p);
+
+		if (s == KC_PROBE_ARMED &&
+		    atomic_cmpxchg(&p->state, s, KC_PROBE_SPENT) != s)
+			s = kc_probe_state(p);
+		if (s == KC_PROBE_ARMED || s == KC_PROBE_SPENT)
+			kc_probe_disable(p, KC_PROBE_RESERVE);
+	}
+	mutex_unlock(&kc_pool_lock);
+}
+
+static bool kc_probe_quiet(const struct kc_probe *p, unsigned long quiet)
+{
+	unsigned long last = max(READ_ONCE(p->stale_at), p->idle_since);
+
+	return time_after(jiffies, last + quiet) &&
+	       time_after(jiffies, p->repoked + quiet);
+}
+
+/* A stale int3 in some vCPU's translation: patch the page again. */
+static void kc_probe_repoke(struct kc_probe *p)
+{
+	unsigned long stale = READ_ONCE(p->stale_at);
+
+	if (!stale || !time_after(stale, p->idle_since +
+				  msecs_to_jiffies(KC_INFLIGHT_MS)) ||
+	    !time_after(stale, p->repoked))
+		return;
+	/* still IDLE while enabled: a hit now is no sample */
+	if (!enable_kprobe(&p->kp))
+		disable_kprobe(&p->kp);
+	p->repoked = jiffies;
+	kc_pool_repokes++;
+}
+
+static void kc_pool_unregister(struct kprobe **batch, unsigned int n)
+{
+	unsigned int i;
+
+	if (!n)
+		return;
+	unregister_kprobes(batch, n);
+	for (i = 0; i < n; i++)
+		atomic_set(&container_of(batch[i], struct kc_probe, kp)->state,
+			   KC_PROBE_FREE);
+}
+
+/*
+ * Unregister the probes in @from state whose sites have been quiet for
+ * @quiet jiffies (all of them with @force), in one batch.
+ */
+static unsigned int kc_pool_reap_locked(int from, unsigned long quiet,
+					bool force)
+{
+	struct kprobe **batch;
+	unsigned int n = 0, i;
+
+	batch = kmalloc_array(KC_POOL_SIZE, sizeof(*batch), GFP_KERNEL);
+	if (!batch)
+		return 0;
+	for (i = 0; i < KC_POOL_SIZE; i++) {
+		struct kc_probe *p = &kc_probes[i];
+
+		if (kc_probe_state(p) != from)
+			continue;
+		if (force || kc_probe_quiet(p, quiet))
+			batch[n++] = &p->kp;
+		else
+			kc_probe_repoke(p);
+	}
+	kc_pool_unregister(batch, n);
+	kfree(batch);
+	return n;
+}
+
+unsigned int kc_pool_reap(void)
+{
+	unsigned int n;
+
+	mutex_lock(&kc_pool_lock);
+	n = kc_pool_reap_locked(KC_PROBE_IDLE, msecs_to_jiffies(KC_QUIET_MS),
+				false);
+	mutex_unlock(&kc_pool_lock);
+	return n;
+}
+
+unsigned int kc_pool_armed(void)
+{
+	return kc_pool_count(KC_PROBE_ARMED);
+}
+
+unsigned int kc_pool_reserve(void)
+{
+	return kc_pool_count(KC_PROBE_RESERVE);
+}
+
+unsigned int kc_pool_registered(void)
+{
+	return KC_POOL_SIZE - kc_pool_count(KC_PROBE_FREE);
+}
+
+/*
+ * Every probe out of the text and unregistered, waiting (bounded) for
+ * stale hits to stop first: after this, nothing of ours may trap.
+ */
+void kc_pool_drain(void)
+{
+	unsigned long deadline = jiffies + msecs_to_jiffies(KC_DRAIN_MS);
+	int i;
+
+	kc_pool_disarm_all();
+	mutex_lock(&kc_pool_lock);
+	for (i = 0; i < KC_POOL_SIZE; i++)
+		if (kc_probe_state(&kc_probes[i]) == KC_PROBE_RESERVE)
+			atomic_set(&kc_probes[i].state, KC_PROBE_IDLE);
+	mutex_unlock(&kc_pool_lock);
+	while (kc_pool_count(KC_PROBE_IDLE)) {
+		mutex_lock(&kc_pool_lock);
+		kc_pool_reap_locked(KC_PROBE_IDLE, msecs_to_jiffies(KC_QUIET_MS),
+				    time_after(jiffies, deadline));
+		mutex_unlock(&kc_pool_lock);
+		if (kc_pool_count(KC_PROBE_IDLE))
+			msleep(20);
+	}
+}
+
+/* A module goes: its probes go now, before its text is freed. */
+void kc_pool_drop_range(unsigned long start, unsigned long end)
+{
+	struct kprobe **batch;
+	unsigned int n = 0, i;
+
+	batch = kmalloc_array(KC_POOL_SIZE, sizeof(*batch), GFP_KERNEL);
+	mutex_lock(&kc_pool_lock);
+	for (i = 0; i < KC_POOL_SIZE; i++) {
+		struct kc_probe *p = &kc_probes[i];
+		unsigned long a = (unsigned long)p->kp.addr;
+
+		if (kc_probe_state(p) == KC_PROBE_FREE || a < start || a >= end)
+			continue;
+		atomic_set(&p->state, KC_PROBE_IDLE);
+		if (batch) {
+			batch[n++] = &p->kp;
+		} else {
+			unregister_kprobe(&p->kp);
+			atomic_set(&p->state, KC_PROBE_FREE);
+		}
+		kc_pool_dropped++;
+	}
+	kc_pool_unregister(batch, n);
+	mutex_unlock(&kc_pool_lock);
+	kfree(batch);
+}
+
+/* int3: the first hit of an armed probe, or NULL (spent, stale). */
+const struct kc_insn *kc_pool_take(struct kprobe *kp)
+{
+	struct kc_probe *p = container_of(kp, struct kc_probe, kp);
+	int state = atomic_read(&p->state);
+
+	if (state == KC_PROBE_ARMED &&
+	    atomic_cmpxchg(&p->state, KC_PROBE_ARMED, KC_PROBE_SPENT) ==
+	    KC_PROBE_ARMED) {
+		/*
+		 * Until it is disabled, later hits are "boosted" (the copied
+		 * instruction jumps back by itself): one trap, not two. The
+		 * post-handler only had to keep the armed probe unoptimized.
+		 */
+		WRITE_ONCE(p->kp.post_handler, NULL);
+		return &p->insn;
+	}
+	if (state == KC_PROBE_IDLE || state == KC_PROBE_RESERVE)
+		WRITE_ONCE(p->stale_at, jiffies);
+	return NULL;
+}
+
+/*
+ * A racer single-stepping one of our probes traps inside the probe's
+ * instruction slot: map that back to the probed address. Lock-free, for
+ * the #DB path; entries are static, a racing change only misses.
+ */
+bool kc_pool_map_slot_ip(unsigned long ip, unsigned long *orig)
+{
+	int i;
+
+	for (i = 0; i < KC_POOL_SIZE; i++) {
+		struct kc_probe *p = &kc_probes[i];
+		unsigned long slot = (unsigned long)READ_ONCE(p->kp.ainsn.insn);
+
+		if (kc_probe_state(p) == KC_PROBE_FREE || !slot)
+			continue;
+		if (ip > slot && ip <= slot + p->insn.length) {
+			*orig = (unsigned long)p->kp.addr + (ip - slot);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Original bytes of code read from the text: our int3s replaced. */
+void kc_pool_patch_original(unsigned long start, u8 *code, size_t len)
+{
+	int i;
+
+	for (i = 0; i < KC_POOL_SIZE; i++) {
+		struct kc_probe *p = &kc_probes[i];
+		unsigned long a = (unsigned long)READ_ONCE(p->kp.addr);
+
+		if (kc_probe_state(p) == KC_PROBE_FREE || a < start ||
+		    a >= start + len || code[a - start] != 0xcc)
+			continue;
+		code[a - start] = p->kp.opcode;
+	}
+}
+
+static u64 kc_mean_us(u64 ns, unsigned long n)
+{
+	return n ? div_u64(ns, n * NSEC_PER_USEC) : 0;
+}
+
+ssize_t kc_pool_stats(char *buf, size_t size)
+{
+	return scnprintf(buf, size,
+			 "probes_armed %u\nprobes_reserve %u\n"
+			 "probes_registered %u\nprobes_repoked %lu\n"
+			 "probes_dropped %lu\nregister_us_mean %llu\n"
+			 "enable_us_mean %llu\n",
+			 kc_pool_armed(), kc_pool_reserve(),
+			 kc_pool_registered(), READ_ONCE(kc_pool_repokes),
+			 READ_ONCE(kc_pool_dropped),
+			 kc_mean_us(kc_pool_reg_ns, kc_pool_regs),
+			 kc_mean_us(kc_pool_enable_ns, kc_pool_enables));
+}
+
+void kc_pool_init(kprobe_pre_handler_t handler)
+{
+	kc_pool_handler = handler;
+}
+
+/* The table changed: the reserve's sites may be targets no more. */
+void kc_pool_flush(void)
+{
+	int i;
+
+	mutex_lock(&kc_pool_lock);
+	for (i = 0; i < KC_POOL_SIZE; i++)
+		if (kc_probe_state(&kc_probes[i]) == KC_PROBE_RESERVE)
+			atomic_set(&kc_probes[i].state, KC_PROBE_IDLE);
+	mutex_unlock(&kc_pool_lock);
+}

@@ -1,0 +1,572 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The site table: every memory-accessing instruction of the targeted code,
+ * four bytes a site (its offset in its code object), decoded again only
+ * when the sampler arms it. One range per code object (vmlinux, each
+ * module); a bitmap per range remembers the sites kprobes refused, so a
+ * refusal costs one registration attempt, not one per pick.
+ *
+ * Sampling is uniform over static sites, as DataCollider's: a pick draws
+ * an index over all ranges' sites together.
+ *
+ * The table changes only in process context under kc_sites_lock; the
+ * sampler's worker is its only reader on the sampling path.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kallsyms.h>
+#include <linux/bsearch.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include "kcollider.h"
+
+/* Larger symbols are data or padding runs, not functions worth decoding. */
+#define KC_MAX_FUNC_SIZE	(256 * 1024)
+#define KC_PICK_TRIES		16
+
+struct kc_range {
+	struct list_head node;
+	char name[MODULE_NAME_LEN];	/* "vmlinux" or the module's */
+	unsigned long base;
+	unsigned long size;
+	unsigned int nr;
+	unsigned int cap;
+	u32 *offs;			/* sorted: text is walked upwards */
+	unsigned long *refused;
+	unsigned int nr_refused;
+	u32 spec_sites[KC_MAX_SPECS];
+	u32 spec_funcs[KC_MAX_SPECS];
+};
+
+static DEFINE_MUTEX(kc_sites_lock);
+static LIST_HEAD(kc_ranges);
+static unsigned long kc_nr_sites;
+static u64 kc_build_ns;
+static unsigned long kc_build_bytes;
+static unsigned long kc_denied_funcs;
+
+/* The decode buffer of builds, which kc_sites_lock serializes. */
+static u8 *kc_code;
+
+static bool kc_site_wanted(const struct kc_insn *insn, bool percpu)
+{
+	const struct kc_mem_operand *m = &insn->mem[0];
+	u32 f = insn->flags;
+
+	if (!(f & KC_INSN_MEM) || !(f & KC_INSN_SEM_KNOWN) || insn->nmem != 1)
+		return false;
+	if (f & (KC_INSN_ATOMIC | KC_INSN_STRING | KC_INSN_NOT_ACCESS |
+		 KC_INSN_IMPLICIT_STACK | KC_INSN_BRANCH))
+		return false;
+	if (m->base == KC_REG_RSP || m->seg == KC_SEG_FS || !m->access ||
+	    !m->size)
+		return false;
+	return m->seg != KC_SEG_GS || percpu;
+}
+
+bool kc_insn_is_site(const struct kc_insn *insn)
+{
+	return kc_site_wanted(insn, READ_ONCE(kc_settings.sample_percpu));
+}
+
+static int kc_range_push(struct kc_range *r, u32 off)
+{
+	if (r->nr == r->cap) {
+		unsigned int cap = r->cap ? r->cap * 2 : 256;
+		u32 *offs = kvmalloc_array(cap, sizeof(*offs), GFP_KERNEL);
+
+		if (!offs)
+			return -ENOMEM;
+		if (r->nr)
+			memcpy(offs, r->offs, r->nr * sizeof(*offs));
+		kvfree(r->offs);
+		r->offs = offs;
+		r->cap = cap;
+	}
+	r->offs[r->nr++] = off;
+	return 0;
+}
+
+static unsigned int kc_decode_function(struct kc_range *r, unsigned long start,
+				       unsigned long size, bool percpu)
+{
+	unsigned int before = r->nr;
+	struct kc_insn insn;
+	unsigned long off;
+
+	if (!size || size > KC_MAX_FUNC_SIZE ||
+	    copy_from_kernel_nofault(kc_code, (void *)start, size))
+		return 0;
+	for (off = 0; off < size; off += insn.length) {
+		if (kc_decode(kc_code + off, size - off, &insn))
+			break;
+		if (kc_site_wanted(&insn, percpu) &&
+		    kc_range_push(r, start + off - r->base))
+			break;
+	}
+	return r->nr - before;
+}
+
+/* "name.cold", "name.isra.0": the function's own name decides. */
+static void kc_base_name(const char *name, char *out, size_t size)
+{
+	size_t n = strcspn(name, ".");
+
+	n = min(n, size - 1);
+	memcpy(out, name, n);
+	out[n] = '\0';
+}
+
+static void kc_add_function(struct kc_range *r, const struct kc_site_filter *f,
+			    const char *name, unsigned long start,
+			    unsigned long size, bool in_vmlinux)
+{
+	char base[KSYM_NAME_LEN];
+	unsigned int n = 0;
+	u64 mask;
+	int b;
+
+	kc_base_name(name, base, sizeof(base));
+	mask = f->match(f->ctx, r->name, base);
+	if (!mask)
+		return;
+	/* excluded, or named but denied: counted, never decoded */
+	if ((mask & f->positive) && !(mask & ~f->positive)) {
+		/* the detector's dependencies all live in vmlinux */
+		if (in_vmlinux && (kc_denied_addr(start) ||
+				   kc_denied_name(base)))
+			kc_denied_funcs++;
+		else
+			n = kc_decode_function(r, start, size, f->percpu);
+	}
+	for (b = 0; b < KC_MAX_SPECS; b++) {
+		if (!(mask & BIT_ULL(b)))
+			continue;
+		r->spec_funcs[b]++;
+		if (f->positive & BIT_ULL(b))
+			r->spec_sites[b] += n;
+	}
+}
+
+static struct kc_range *kc_range_new(const char *name, unsigned long base,
+				     unsigned long size)
+{
+	struct kc_range *r = kzalloc(sizeof(*r), GFP_KERNEL);
+
+	if (!r)
+		return NULL;
+	strscpy(r->name, name, sizeof(r->name));
+	r->base = base;
+	r->size = size;
+	return r;
+}
+
+static void kc_range_free(struct kc_range *r)
+{
+	if (!r)
+		return;
+	kvfree(r->offs);
+	bitmap_free(r->refused);
+	kfree(r);
+}
+
+static int kc_range_seal(struct kc_range *r)
+{
+	r->refused = bitmap_zalloc(max(r->nr, 1U), GFP_KERNEL);
+	return r->refused ? 0 : -ENOMEM;
+}
+
+static unsigned long kc_range_bytes(const struct kc_range *r)
+{
+	return sizeof(*r) + r->cap * sizeof(u32) +
+	       BITS_TO_LONGS(max(r->nr, 1U)) * sizeof(long);
+}
+
+/* "name+0xoff/0xsize": the function holding @addr; false if none. */
+static bool kc_symbol_at(unsigned long addr, char *sym, unsigned long *start,
+			 unsigned long *size)
+{
+	unsigned long off;
+	char *plus;
+
+	sprint_symbol(sym, addr);
+	plus = strrchr(sym, '+');
+	if (!plus || sscanf(plus, "+%lx/%lx", &off, size) != 2 ||
+	    off > *size || strchr(plus, '['))
+		return false;
+	*plus = '\0';
+	*start = addr - off;
+	return true;
+}
+
+/*
+ * vmlinux through sprint_symbol(), the exported symbol lookup: each
+ * answer names a function and its size, which leads to the next. When
+ * the targets name vmlinux functions exactly, only those are looked up.
+ */
+static struct kc_range *kc_build_vmlinux(const struct kc_site_filter *f)
+{
+	unsigned long lo = kc_lookup_symbol("_stext");
+	unsigned long hi = kc_lookup_symbol("_etext");
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned long a, start, size;
+	struct kc_range *r;
+	unsigned int i;
+
+	if (!lo || hi <= lo)
+		return ERR_PTR(-ENOENT);
+	r = kc_range_new("vmlinux", lo, hi - lo);
+	if (!r)
+		return ERR_PTR(-ENOMEM);
+	for (i = 0; f->exact && i < f->nr_exact; i++) {
+		a = kc_lookup_symbol(f->exact[i]);
+		if (a >= lo && a < hi && kc_symbol_at(a, sym, &start, &size))
+			kc_add_function(r, f, sym, start,
+					min(size, hi - start), true);
+	}
+	for (a = lo; !f->exact && a < hi; a = max(start + size, a + 1)) {
+		if (!kc_symbol_at(a, sym, &start, &size)) {
+			start = a;
+			size = 16;
+			continue;
+		}
+		kc_add_function(r, f, sym, start, min(size, hi - start), true);
+		cond_resched();
+	}
+	return r;
+}
+
+static struct kc_range *kc_build_module(struct module *mod,
+					const struct kc_site_filter *f)
+{
+	unsigned long base = (unsigned long)mod->core_layout.base;
+	unsigned long text = mod->core_layout.text_size;
+	struct mod_kallsyms *ks;
+	struct kc_range *r;
+	unsigned int i;
+
+	r = kc_range_new(mod->name, base, text);
+	if (!r)
+		return ERR_PTR(-ENOMEM);
+	/* the symbol table lives as long as the reference the caller holds */
+	ks = rcu_dereference_raw(mod->kallsyms);
+	for (i = 0; i < ks->num_symtab; i++) {
+		const Elf_Sym *sym = &ks->symtab[i];
+
+		if (ELF_ST_TYPE(sym->st_info) != STT_FUNC || !sym->st_size)
+			continue;
+		if (sym->st_value < base || sym->st_value >= base + text)
+			continue;
+		kc_add_function(r, f, ks->strtab + sym->st_name, sym->st_value,
+				min_t(unsigned long, sym->st_size,
+				      base + text - sym->st_value), false);
+	}
+	return r;
+}
+
+/*
+ * The modules list is not exported, but our own module sits on it: walk
+ * from there, telling the list head apart by where it lives (module
+ * structs are in module space, the head in the kernel image).
+ */
+static int kc_module_names(char (*names)[MODULE_NAME_LEN], int max)
+{
+	struct list_head *pos;
+	struct module *mod;
+	int n = 0;
+
+	preempt_disable();
+	for (pos = READ_ONCE(THIS_MODULE->list.next);
+	     pos != &THIS_MODULE->list && n < max; pos = READ_ONCE(pos->next)) {
+		if ((unsigned long)pos < MODULES_VADDR ||
+		    (unsigned long)pos >= MODULES_END)
+			continue;
+		mod = list_entry(pos, struct module, list);
+		if (mod->state == MODULE_STATE_LIVE)
+			strscpy(names[n++], mod->name, MODULE_NAME_LEN);
+	}
+	preempt_enable();
+	return n;
+}
+
+struct module *kc_module_get(const char *name)
+{
+	struct module *mod, *found = NULL;
+	struct list_head *pos;
+
+	/* the list is RCU-sched: list_add_rcu()/list_del_rcu() on changes */
+	preempt_disable();
+	for (pos = READ_ONCE(THIS_MODULE->list.next);
+	     pos != &THIS_MODULE->list; pos = READ_ONCE(pos->next)) {
+		if ((unsigned long)pos < MODULES_VADDR ||
+		    (unsigned long)pos >= MODULES_END)
+			continue;
+		mod = list_entry(pos, struct module, list);
+		if (mod->state == MODULE_STATE_UNFORMED)
+			continue;
+		if (!strcmp(mod->name, name) && try_module_get(mod)) {
+			found = mod;
+			break;
+		}
+	}
+	preempt_enable();
+	return found;
+}
+
+static void kc_ranges_free(struct list_head *list)
+{
+	struct kc_range *r, *tmp;
+
+	list_for_each_entry_safe(r, tmp, list, node) {
+		list_del(&r->node);
+		kc_range_free(r);
+	}
+}
+
+static void kc_sites_recount(void)
+{
+	struct kc_range *r;
+
+	kc_nr_sites = 0;
+	kc_build_bytes = 0;
+	list_for_each_entry(r, &kc_ranges, node) {
+		kc_nr_sites += r->nr;
+		kc_build_bytes += kc_range_bytes(r);
+	}
+}
+
+static int kc_build_modules(struct list_head *list,
+			    const struct kc_site_filter *f)
+{
+	char (*names)[MODULE_NAME_LEN];
+	struct kc_range *r;
+	struct module *mod;
+	int i, n, ret = 0;
+
+	names = kvmalloc_array(1024, MODULE_NAME_LEN, GFP_KERNEL);
+	if (!names)
+		return -ENOMEM;
+	n = kc_module_names(names, 1024);
+	for (i = 0; i < n && !ret; i++) {
+		if (!strcmp(names[i], THIS_MODULE->name))
+			continue;
+		mod = kc_module_get(names[i]);
+		if (!mod)
+			continue;
+		r = kc_build_module(mod, f);
+		module_put(mod);
+		if (IS_ERR(r)) {
+			ret = PTR_ERR(r);
+			break;
+		}
+		ret = kc_range_seal(r);
+		list_add_tail(&r->node, list);
+	}
+	kvfree(names);
+	return ret;
+}
+
+/*
+ * Build the whole table for a new filter; on success it replaces the old
+ * one, on failure nothing changed. The caller checks the counts and may
+ * still back out with kc_sites_rebuild() of the previous filter.
+ */
+int kc_sites_rebuild(const struct kc_site_filter *f)
+{
+	u64 start = ktime_get_ns();
+	struct kc_range *r;
+	LIST_HEAD(list);
+	int ret;
+
+	mutex_lock(&kc_sites_lock);
+	kc_denied_funcs = 0;
+	r = f->vmlinux ? kc_build_vmlinux(f) : kc_range_new("vmlinux", 0, 0);
+	if (!r)
+		r = ERR_PTR(-ENOMEM);
+	ret = IS_ERR(r) ? PTR_ERR(r) : kc_range_seal(r);
+	if (!IS_ERR(r))
+		list_add_tail(&r->node, &list);
+	if (!ret)
+		ret = kc_build_modules(&list, f);
+	if (ret) {
+		kc_ranges_free(&list);
+	} else {
+		kc_ranges_free(&kc_ranges);
+		list_splice(&list, &kc_ranges);
+		kc_sites_recount();
+		kc_build_ns = ktime_get_ns() - start;
+	}
+	mutex_unlock(&kc_sites_lock);
+	return ret;
+}
+
+static struct kc_range *kc_range_find(const char *name)
+{
+	struct kc_range *r;
+
+	list_for_each_entry(r, &kc_ranges, node)
+		if (!strcmp(r->name, name))
+			return r;
+	return NULL;
+}
+
+/* A module came: its functions join the table (MODULE_STATE_COMING). */
+int kc_sites_add_module(struct module *mod, const struct kc_site_filter *f)
+{
+	struct kc_range *r, *old;
+	int ret;
+
+	r = kc_build_module(mod, f);
+	if (IS_ERR(r))
+		return PTR_ERR(r);
+	ret = kc_range_seal(r);
+	if (ret) {
+		kc_range_free(r);
+		return ret;
+	}
+	mutex_lock(&kc_sites_lock);
+	old = kc_range_find(mod->name);
+	if (old) {
+		list_del(&old->node);
+		kc_range_free(old);
+	}
+	list_add_tail(&r->node, &kc_ranges);
+	kc_sites_recount();
+	mutex_unlock(&kc_sites_lock);
+	return 0;
+}
+
+/* A module goes: returns its text bounds so live probes there go too. */
+bool kc_sites_del_module(const char *name, unsigned long *start,
+			 unsigned long *end)
+{
+	struct kc_range *r;
+
+	mutex_lock(&kc_sites_lock);
+	r = kc_range_find(name);
+	if (r) {
+		*start = r->base;
+		*end = r->base + r->size;
+		list_del(&r->node);
+		kc_range_free(r);
+		kc_sites_recount();
+	}
+	mutex_unlock(&kc_sites_lock);
+	return r;
+}
+
+void kc_sites_counts(unsigned int spec, const char *module, u32 *sites,
+		     u32 *funcs, bool *present)
+{
+	struct kc_range *r;
+
+	*sites = *funcs = 0;
+	*present = false;
+	mutex_lock(&kc_sites_lock);
+	list_for_each_entry(r, &kc_ranges, node) {
+		*sites += r->spec_sites[spec];
+		*funcs += r->spec_funcs[spec];
+		if (module && !strcmp(r->name, module))
+			*present = true;
+	}
+	mutex_unlock(&kc_sites_lock);
+}
+
+/* Uniform over every site not refused; 0 when none can be found. */
+unsigned long kc_sites_pick(void)
+{
+	unsigned long addr = 0, idx;
+	struct kc_range *r;
+	int tries;
+
+	mutex_lock(&kc_sites_lock);
+	for (tries = 0; kc_nr_sites && tries < KC_PICK_TRIES && !addr;
+	     tries++) {
+		idx = get_random_u64() % kc_nr_sites;
+		list_for_each_entry(r, &kc_ranges, node) {
+			if (idx >= r->nr) {
+				idx -= r->nr;
+				continue;
+			}
+			if (!test_bit(idx, r->refused))
+				addr = r->base + r->offs[idx];
+			break;
+		}
+	}
+	mutex_unlock(&kc_sites_lock);
+	return addr;
+}
+
+static int kc_off_cmp(const void *key, const void *elt)
+{
+	u32 a = *(const u32 *)key, b = *(const u32 *)elt;
+
+	return a < b ? -1 : a > b;
+}
+
+/* kprobes said no (blacklist, jump label, ...): never pick it again. */
+void kc_sites_refuse(unsigned long addr)
+{
+	struct kc_range *r;
+	u32 off, *hit;
+
+	mutex_lock(&kc_sites_lock);
+	list_for_each_entry(r, &kc_ranges, node) {
+		if (addr < r->base || addr >= r->base + r->size)
+			continue;
+		off = addr - r->base;
+		hit = bsearch(&off, r->offs, r->nr, sizeof(off), kc_off_cmp);
+		if (hit && !__test_and_set_bit(hit - r->offs, r->refused))
+			r->nr_refused++;
+		break;
+	}
+	mutex_unlock(&kc_sites_lock);
+}
+
+unsigned long kc_sites_total(void)
+{
+	return READ_ONCE(kc_nr_sites);
+}
+
+ssize_t kc_sites_stats(char *buf, size_t size)
+{
+	unsigned long refused = 0;
+	struct kc_range *r;
+	ssize_t n;
+
+	mutex_lock(&kc_sites_lock);
+	list_for_each_entry(r, &kc_ranges, node)
+		refused += r->nr_refused;
+	n = scnprintf(buf, size,
+		      "sites %lu\nsites_refused %lu\nsites_bytes %lu\n"
+		      "sites_build_ms %llu\nfuncs_denied %lu\n",
+		      kc_nr_sites, refused, kc_build_bytes,
+		      div_u64(kc_build_ns, NSEC_PER_MSEC), kc_denied_funcs);
+	mutex_unlock(&kc_sites_lock);
+	return n;
+}
+
+int kc_sites_init(void)
+{
+	kc_denylist_init();
+	kc_code = kvmalloc(KC_MAX_FUNC_SIZE, GFP_KERNEL);
+	return kc_code ? 0 : -ENOMEM;
+}
+
+void kc_sites_exit(void)
+{
+	mutex_lock(&kc_sites_lock);
+	kc_ranges_free(&kc_ranges);
+	kc_sites_recount();
+	mutex_unlock(&kc_sites_lock);
+	kvfree(kc_code);
+	kc_code = NULL;
+}

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * In-VM: the sampling engine. Target specs (all, vmlinux, globs,
+ * exclusions), the deny list, one-trap breakpoints that leave the text,
+ * and the load/enable/workload/disable/unload soak that must never leave a
+ * CPU stuck or a probe behind.
+ */
+#include <sys/klog.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "vm_util.h"
+
+#define KPROBES_LIST	"/sys/kernel/debug/kprobes/list"
+
+static char buf[1 << 16];
+
+static const char *planted_path(void)
+{
+	const char *p = getenv("KC_PLANTED");
+
+	return p ? p : "selftests/planted/kc_planted.ko";
+}
+
+/* Lines in the kprobes list: only kcollider registers kprobes here. */
+static int kprobes_listed(void)
+{
+	int n = 0;
+	char *p;
+
+	if (kc_read_file(KPROBES_LIST, buf, sizeof(buf)) < 0)
+		return -1;
+	for (p = buf; *p; p++)
+		n += *p == '\n';
+	return n;
+}
+
+static int kprobes_enabled(void)
+{
+	int n = 0;
+	char *line;
+
+	if (kc_read_file(KPROBES_LIST, buf, sizeof(buf)) < 0)
+		return -1;
+	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+		n += !strstr(line, "[DISABLED]");
+	return n;
+}
+
+/* "spec sites=N" of the targets attribute, -1 if the spec is absent. */
+static long target_sites(const char *spec)
+{
+	char needle[128];
+	char *p;
+
+	if (kc_read_attr("targets", buf, sizeof(buf)) < 0)
+		return -1;
+	snprintf(needle, sizeof(needle), "%s sites=", spec);
+	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, needle, strlen(needle)))
+			return strtol(p + strlen(needle), NULL, 10);
+	return -1;
+}
+
+static char klog[1 << 20];
+static char klog_anchor[128];
+
+static int klog_read(void)
+{
+	int len = klogctl(3, klog, sizeof(klog) - 1);	/* READ_ALL */
+
+	klog[len > 0 ? len : 0] = '\0';
+	return len > 0 ? len : 0;
+}
+
+/* Remember where the log is: only what comes after it is this test's. */
+static void klog_mark(void)
+{
+	int len = klog_read();
+	int n = len < (int)sizeof(klog_anchor) - 1 ? len :
+		(int)sizeof(klog_anchor) - 1;
+
+	memcpy(klog_anchor, klog + len - n, n);
+	klog_anchor[n] = '\0';
+}
+
+/* Kernel messages a hung or crashed CPU leaves, since klog_mark(). */
+static const char *dmesg_trouble(void)
+{
+	static const char * const bad[] = {
+		"self-detected stall", "rcu: INFO:", "soft lockup",
+		"blocked for more than", "WARNING:", "BUG: unable",
+		"BUG: kernel", "Oops", "general protection", NULL,
+	};
+	const char *from, *at;
+	int i;
+
+	klog_read();
+	at = klog_anchor[0] ? strstr(klog, klog_anchor) : NULL;
+	/* the ring buffer wrapped past the mark: all of it is new */
+	from = at ? at + strlen(klog_anchor) : klog;
+	for (i = 0; bad[i]; i++)
+		if (strstr(from, bad[i]))
+			return bad[i];
+	return NULL;
+}
+
+/* Pipes, small files and directories: real VFS/pipe/tmpfs code runs. */
+static void workload(int rounds)
+{
+	char path[256], data[512] = { 1 };
+	const char *tmp = getenv("TMPDIR") ?: "/tmp";
+	int i, fd, p[2];
+
+	for (i = 0; i < rounds; i++) {
+		snprintf(path, sizeof(path), "%s/kc_soak_%d", tmp, i % 16);
+		fd = open(path, O_CREAT | O_RDWR | O_TRUNC, 0600);
+		if (fd >= 0) {
+			if (write(fd, data, sizeof(data)) < 0 ||
+			    pread(fd, data, sizeof(data), 0) < 0)
+				data[0]++;
+			close(fd);
+		}
+		unlink(path);
+		if (!pipe(p)) {
+			if (write(p[1], data, sizeof(data)) < 0 ||
+			    read(p[0], data, sizeof(data)) < 0)
+				data[0]++;
+			close(p[0]);
+			close(p[1]);
+		}
+	}
+}
+
+FIXTURE(engine) {
+	bool loaded;
+};
+
+FIXTURE_SETUP(engine)
+{
+	if (!kc_in_vm())
+		SKIP(return, "not inside the kcollider test VM");
+	ASSERT_EQ(0, kc_load_module(kc_module_path(), NULL))
+		TH_LOG("load kcollider: %s", strerror(errno));
+	self->loaded = true;
+}
+
+FIXTURE_TEARDOWN(engine)
+{
+	if (!self->loaded)
+		return;
+	kc_write_attr("enabled", "0");
+	EXPECT_EQ(0, kc_unload_module("kcollider"))
+		TH_LOG("unload kcollider: %s", strerror(errno));
+	EXPECT_EQ(0, kprobes_listed());
+}
+
+/* "all": vmlinux and every module, sampled, and nothing left behind */
+TEST_F_TIMEOUT(engine, all_targets_the_whole_kernel, 300)
+{
+	long sites, fired = 0;
+	int i;
+
+	klog_mark();
+	ASSERT_EQ(0, kc_write_attr("targets", "all"));
+	sites = target_sites("all");
+	/* Debian's vmlinux alone has hundreds of thousands */
+	ASSERT_GT(sites, 100000) TH_LOG("all sites=%ld", sites);
+	ASSERT_EQ(sites, kc_stat("sites"));
+	ASSERT_GT(kc_stat("funcs_denied"), 100);
+	/* well under 16 MB for the table */
+	ASSERT_LT(kc_stat("sites_bytes"), 16L << 20);
+	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	/* until something fired: the workload runs VFS and pipe code */
+	for (i = 0; i < 600 && fired <= 0; i++) {
+		workload(200);
+		fired = kc_stat("fired");
+	}
+	ASSERT_GT(fired, 0);
+	ASSERT_GT(kc_stat("samples"), 0);
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	/* disabled: no breakpoint stays in the text */
+	ASSERT_EQ(0, kprobes_enabled());
+	ASSERT_EQ(0, kc_stat("probes_armed"));
+	ASSERT_EQ(NULL, dmesg_trouble());
+}
+
+TEST_F(engine, glob_and_exclusion_specs)
+{
+	long both, one;
+
+	ASSERT_EQ(0, kc_load_module(planted_path(), NULL))
+		TH_LOG("load kc_planted: %s", strerror(errno));
+	ASSERT_EQ(0, kc_write_attr("targets", "kc_planted:kc_r1_*"));
+	both = target_sites("kc_planted:kc_r1_*");
+	ASSERT_GT(both, 1);
+	/* an exclusion of a function the glob covers */
+	ASSERT_EQ(0, kc_write_attr("targets", "-kc_planted:kc_r1_dec"));
+	ASSERT_LT(0, kc_read_attr("targets", buf, sizeof(buf)));
+	ASSERT_NE(NULL, strstr(buf, "-kc_planted:kc_r1_dec functions=1"))
+		TH_LOG("%s", buf);
+	one = kc_stat("sites");
+	ASSERT_GT(one, 0);
+	ASSERT_LT(one, both);
+	/* "+" lifts the exclusion again */
+	ASSERT_EQ(0, kc_write_attr("targets", "+kc_planted:kc_r1_dec"));
+	ASSERT_EQ(both, kc_stat("sites"));
+	/* a glob that names no function changes nothing */
+	ASSERT_EQ(-ENOENT, kc_write_attr("targets", "kc_planted:no_such_*"));
+	ASSERT_EQ(both, kc_stat("sites"));
+	ASSERT_EQ(0, kc_write_attr("targets", "clear"));
+	ASSERT_EQ(0, kc_stat("sites"));
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+}
+
+/* The detector's own dependencies are named, but never get a site. */
+TEST_F(engine, denied_functions_have_no_sites)
+{
+	static const char * const denied[] = {
+		"try_to_wake_up", "queue_work_on", "irq_work_queue",
+		"hrtimer_start_range_ns", "vprintk_emit", "get_random_u32",
+		"smp_call_function_single_async", "__schedule", NULL,
+	};
+	int i;
+
+	for (i = 0; denied[i]; i++) {
+		ASSERT_EQ(0, kc_write_attr("targets", "clear"));
+		ASSERT_EQ(0, kc_write_attr("targets", denied[i]))
+			TH_LOG("%s", denied[i]);
+		ASSERT_EQ(0, target_sites(denied[i])) TH_LOG("%s", denied[i]);
+	}
+	/* a function nobody depends on keeps its sites */
+	ASSERT_EQ(0, kc_write_attr("targets", "clear"));
+	ASSERT_EQ(0, kc_write_attr("targets", "pipe_write"));
+	ASSERT_GT(target_sites("pipe_write"), 0);
+}
+
+/*
+ * A fired breakpoint leaves the text: after the hot loop ran with
+ * sampling on, every breakpoint that fired has been retired (no enabled
+ * probe is left that is not also counted as armed).
+ */
+TEST_F_TIMEOUT(engine, fired_breakpoints_are_retired, 120)
+{
+	int i;
+
+	ASSERT_EQ(0, kc_load_module(planted_path(), NULL));
+	ASSERT_EQ(0, kc_write_attr("targets", "kc_planted:kc_h1_step"));
+	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	for (i = 0; i < 60 && kc_stat("retired") < 3; i++)
+		ASSERT_EQ(0, kc_write_file("/sys/kernel/debug/kc_planted/run",
+					   "h1 1000"));
+	ASSERT_GE(kc_stat("retired"), 3);
+	/* h1 has stopped: once the last spent one is out, enabled = armed */
+	for (i = 0; i < 100 && kc_stat("probes_armed") != kprobes_enabled();
+	     i++)
+		usleep(20000);
+	ASSERT_EQ(kc_stat("probes_armed"), kprobes_enabled());
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	ASSERT_EQ(0, kprobes_enabled());
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+}
+
+/*
+ * The soak: load, enable, a workload on the targets, disable, unload, 50
+ * times, with hot VFS/pipe targets and every fifth cycle "all". Every
+ * workload must finish (a CPU stuck on a stale int3 would hang it, and
+ * the RCU stall detector would say so), and nothing may stay behind.
+ */
+FIXTURE(soak) {
+	int unused;
+};
+
+FIXTURE_SETUP(soak)
+{
+}
+
+FIXTURE_TEARDOWN(soak)
+{
+}
+
+TEST_F_TIMEOUT(soak, load_unload_with_hot_targets, 1500)
+{
+	static const char hot[] =
+		"pipe_read,pipe_write,vfs_read,vfs_write,ksys_read,ksys_write,"
+		"rw_verify_area,copy_page_to_iter,copy_page_from_iter,"
+		"shmem_write_begin,shmem_write_end,shmem_file_read_iter,"
+		"filemap_read,generic_perform_write,d_alloc_parallel,"
+		"path_openat,do_unlinkat";
+	const char *trouble;
+	int cycle;
+
+	if (!kc_in_vm())
+		SKIP(return, "not inside the kcollider test VM");
+	klog_mark();
+	for (cycle = 0; cycle < 50; cycle++) {
+		ASSERT_EQ(0, kc_load_module(kc_module_path(), NULL))
+			TH_LOG("cycle %d: load: %s", cycle, strerror(errno));
+		ASSERT_EQ(0, kc_write_attr("sample_rate", "1000"));
+		ASSERT_EQ(0, kc_write_attr("targets",
+					   cycle % 5 == 4 ? "all" : hot))
+			TH_LOG("cycle %d", cycle);
+		ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+		workload(300);
+		ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+		ASSERT_EQ(0, kprobes_enabled()) TH_LOG("cycle %d", cycle);
+		ASSERT_EQ(0, kc_unload_module("kcollider"))
+			TH_LOG("cycle %d: unload: %s", cycle, strerror(errno));
+		ASSERT_EQ(0, kprobes_listed()) TH_LOG("cycle %d", cycle);
+		/* after the unload too: a stale int3 would trap here */
+		workload(100);
+		trouble = dmesg_trouble();
+		ASSERT_EQ(NULL, trouble) TH_LOG("cycle %d: %s", cycle, trouble);
+	}
+}
+
+TEST_HARNESS_MAIN
