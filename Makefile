@@ -10,14 +10,26 @@
 # is then what the VM boots).
 FLAVOUR ?= amd64
 
+# Where the build trees are looked up: "/" on a real machine; the host
+# tests point it at a scratch directory to play a fresh machine.
+SYSROOT ?=
+# What "make deps", "make check" and "make run" run; the host tests
+# replace them to check that the first command works on a fresh machine.
+DEPS_CMD ?= scripts/deps.sh $(FLAVOUR)
+CHECK_CMD ?= selftests/runner/check.sh
+RUN_CMD ?= selftests/runner/demo.sh
+
 # "*-amd64" also matches -rt-amd64 and -cloud-amd64: keep the plain flavour plain.
 other_flavours = $(filter-out %-$(FLAVOUR)-amd64,%-rt-amd64 %-cloud-amd64)
 flavour_headers = $(filter-out $(if $(filter amd64,$(FLAVOUR)),$(other_flavours)), \
-	$(wildcard /usr/src/linux-headers-*-$(FLAVOUR)))
+	$(wildcard $(SYSROOT)/usr/src/linux-headers-*-$(FLAVOUR)))
 newest_headers = $(lastword $(sort $(flavour_headers)))
-ifeq ($(origin KDIR),undefined)
+# KDIR is exported, so a make that ran before "make deps" installed the
+# headers hands an empty KDIR to its sub-makes: empty means "look it up".
+ifeq ($(strip $(KDIR)),)
+  KDIR :=
   ifeq ($(FLAVOUR),amd64)
-    KDIR := $(firstword $(wildcard /lib/modules/$(shell uname -r)/build))
+    KDIR := $(firstword $(wildcard $(SYSROOT)/lib/modules/$(shell uname -r)/build))
   endif
   ifeq ($(KDIR),)
     KDIR := $(newest_headers)
@@ -35,7 +47,8 @@ BUILD := $(CURDIR)/build
 export KDIR FLAVOUR VM_CPUS BUILD
 
 .PHONY: all kmod user selftests deps check run clean checkpatch sparse kdir-check bench \
-	bench-detect hunt
+	bench-detect after-deps-check after-deps-run after-deps-bench print-kdir print-krel \
+	install uninstall dkms-src dkms-install hunt after-deps-hunt
 
 all: kmod user
 
@@ -54,20 +67,31 @@ selftests: all
 	$(MAKE) -C selftests
 
 deps:
-	@scripts/deps.sh $(FLAVOUR)
+	@$(DEPS_CMD)
 
-check: deps
-	@$(MAKE) --no-print-directory selftests
-	@VM_IMAGE="$(VM_IMAGE)" KREL="$(KREL)" selftests/runner/check.sh
+# "check", "run" and "bench" must work as the first command on a fresh
+# machine: this make read the Makefile before "make deps" installed the
+# kernel headers, so everything after deps runs in a new make, which looks
+# the build tree up again.
+check run bench hunt: deps
+	@$(MAKE) --no-print-directory after-deps-$@
 
-run: deps
-	@$(MAKE) --no-print-directory selftests
-	@VM_IMAGE="$(VM_IMAGE)" KREL="$(KREL)" selftests/runner/demo.sh
+after-deps-check: selftests
+	@VM_IMAGE="$(VM_IMAGE)" KREL="$(KREL)" $(CHECK_CMD)
+
+after-deps-run: selftests
+	@VM_IMAGE="$(VM_IMAGE)" KREL="$(KREL)" $(RUN_CMD)
+
+# The build tree and release this make found (for the host tests).
+print-kdir:
+	@echo "KDIR=$(KDIR)"
+
+print-krel:
+	@echo "KREL=$(KREL)"
 
 # A real-kernel race hunt: targets=all, stress-ng on ext4/tmpfs/pipes/unix
 # sockets for HUNT_SECS (default 300), races grouped with TSO verdicts.
-hunt: deps
-	@$(MAKE) --no-print-directory selftests
+after-deps-hunt: selftests
 	@VM_IMAGE="$(VM_IMAGE)" KREL="$(KREL)" selftests/runner/hunt.sh
 
 checkpatch:
@@ -82,7 +106,7 @@ BENCH_BINS := $(patsubst selftests/bench/%.c,$(BUILD)/bench/%,\
 -include selftests/bench/*.mk
 
 # (Benchmarks need the tools and the host test programs, not the module.)
-bench: user $(BENCH_BINS)
+after-deps-bench: user $(BENCH_BINS)
 	@$(MAKE) --no-print-directory -C selftests
 	@selftests/runner/bench.sh
 
@@ -97,6 +121,56 @@ $(BUILD)/bench/%: selftests/bench/%.c $(wildcard lib/*.[ch] include/kcollider/*.
 
 sparse: kdir-check
 	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 modules
+
+# Installing. PREFIX for the tool, its man pages and bash completion;
+# the module goes under /lib/modules/<release>/updates; DESTDIR is prepended
+# to every path (staged installs, packages); depmod runs only without it.
+PREFIX ?= /usr/local
+VERSION := $(shell sed -n 's/^\#define KCOLLIDER_VERSION "\(.*\)"/\1/p' \
+	include/kcollider/version.h)
+MODDIR = /lib/modules/$(KREL)/updates
+MAN8 := $(wildcard man/*.8)
+MAN4 := $(wildcard man/*.4)
+DKMS ?= dkms
+DKMS_SRC = $(DESTDIR)/usr/src/kcollider-$(VERSION)
+
+install: all
+	@[ -n "$(KREL)" ] || { echo "kcollider: no kernel release in $(KDIR)" >&2; exit 1; }
+	install -D -m 0755 user/kcollider $(DESTDIR)$(PREFIX)/sbin/kcollider
+	install -D -m 0644 kmod/kcollider.ko $(DESTDIR)$(MODDIR)/kcollider.ko
+	install -d $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(PREFIX)/share/man/man4
+	install -m 0644 $(MAN8) $(DESTDIR)$(PREFIX)/share/man/man8/
+	install -m 0644 $(MAN4) $(DESTDIR)$(PREFIX)/share/man/man4/
+	install -D -m 0644 scripts/kcollider.bash-completion \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/kcollider
+	install -D -m 0644 LICENSE $(DESTDIR)$(PREFIX)/share/doc/kcollider/LICENSE
+	$(if $(DESTDIR),,depmod -a $(KREL))
+
+# DKMS: the module's sources (not the tests) under /usr/src, then dkms
+# builds and installs it for every kernel whose headers are installed, and
+# again for each kernel installed later (AUTOINSTALL).
+dkms-src:
+	rm -rf $(DKMS_SRC)
+	install -d $(DKMS_SRC)/kmod $(DKMS_SRC)/lib $(DKMS_SRC)/include/kcollider
+	install -m 0644 Kbuild LICENSE $(DKMS_SRC)/
+	sed 's/@VERSION@/$(VERSION)/' dkms.conf > $(DKMS_SRC)/dkms.conf
+	install -m 0644 kmod/Kbuild kmod/*.[chS] $(DKMS_SRC)/kmod/
+	install -m 0644 lib/*.[ch] $(DKMS_SRC)/lib/
+	install -m 0644 include/kcollider/*.h $(DKMS_SRC)/include/kcollider/
+
+dkms-install: dkms-src
+	@command -v $(DKMS) >/dev/null || { echo "kcollider: $(DKMS) not found: apt-get install dkms" >&2; exit 1; }
+	-$(DKMS) remove kcollider/$(VERSION) --all
+	$(DKMS) add kcollider/$(VERSION)
+	for k in $(notdir $(patsubst %/build,%,$(wildcard /lib/modules/*/build))); do \
+		$(DKMS) install kcollider/$(VERSION) -k $$k || exit 1; done
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/sbin/kcollider $(DESTDIR)$(MODDIR)/kcollider.ko
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/man/man8/,$(notdir $(MAN8)))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/man/man4/,$(notdir $(MAN4)))
+	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/kcollider
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/kcollider
 
 clean:
 	-[ -e "$(KDIR)/Makefile" ] && $(MAKE) -C $(KDIR) M=$(CURDIR) clean

@@ -25,8 +25,10 @@
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 
+#include <kcollider/parse.h>
 #include <kcollider/report.h>
 #include "kcollider.h"
+#include "report_style.h"
 
 #define KC_QUEUE_LEN		32
 #define KC_DEDUP_SLOTS		256
@@ -61,6 +63,49 @@ static DEFINE_MUTEX(kc_log_lock);
 static struct kc_log_record *kc_log;
 static u64 kc_log_next_seq = 1;
 static DEFINE_SPINLOCK(kc_print_lock);
+
+enum kc_style {
+	KC_STYLE_KCOLLIDER,
+	KC_STYLE_KCSAN,
+};
+
+static const char * const kc_style_names[] = {
+	[KC_STYLE_KCOLLIDER] = "kcollider",
+	[KC_STYLE_KCSAN] = "kcsan",
+};
+
+static int kc_report_style = KC_STYLE_KCOLLIDER;
+
+ssize_t kc_report_style_show(char *buf)
+{
+	return sysfs_emit(buf, "%s\n", kc_style_names[READ_ONCE(kc_report_style)]);
+}
+
+ssize_t kc_report_style_store(const char *buf, size_t count)
+{
+	size_t len = kc_parse_strip_len(buf, count);
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(kc_style_names); i++) {
+		if (kc_parse_word_is(buf, len, kc_style_names[i])) {
+			WRITE_ONCE(kc_report_style, i);
+			return count;
+		}
+	}
+	return -EINVAL;
+}
+
+/*
+ * The header: KCSAN's own title in kcsan style, so a fuzzing farm files the
+ * race as a data race; there a benign race (benign_full) must not look like
+ * a crash at all, so its header carries no "BUG:".
+ */
+static const char *kc_title(int filter)
+{
+	if (READ_ONCE(kc_report_style) != KC_STYLE_KCSAN)
+		return KC_REPORT_TITLE;
+	return filter >= 0 ? KC_REPORT_TITLE_BENIGN : KC_REPORT_TITLE_KCSAN;
+}
 
 static const char * const kc_ctx_names[] = {
 	[KC_CTX_TASK] = "task",
@@ -289,21 +334,21 @@ static void kc_out_access(const struct kc_report *r, const struct kc_side *a,
 	kc_out("\n");
 }
 
-static void kc_out_header(const struct kc_report *r)
+static void kc_out_header(const struct kc_report *r, const char *title)
 {
 	char fa[KSYM_NAME_LEN + 64], fb[KSYM_NAME_LEN + 64];
 
 	kc_out("%s\n", KC_REPORT_RULE);
 	if (!r->has_racer) {
-		kc_out("%s%pS\n\n", KC_REPORT_TITLE, (void *)r->sampled.ip);
+		kc_out("%s%pS\n\n", title, (void *)r->sampled.ip);
 		return;
 	}
 	kc_func_name(r->racer.ip, fa);
 	kc_func_name(r->sampled.ip, fb);
 	if (strcmp(fa, fb) > 0)
-		kc_out("%s%s / %s\n\n", KC_REPORT_TITLE, fb, fa);
+		kc_out("%s%s / %s\n\n", title, fb, fa);
 	else
-		kc_out("%s%s / %s\n\n", KC_REPORT_TITLE, fa, fb);
+		kc_out("%s%s / %s\n\n", title, fa, fb);
 }
 
 static void kc_out_tool_lines(const struct kc_report *r, u64 seq,
@@ -539,7 +584,7 @@ static void kc_report_one(struct kc_report *r)
 			return;
 		}
 	}
-	kc_out_header(r);
+	kc_out_header(r, kc_title(filter));
 	if (r->has_racer)
 		kc_out_access(r, &r->racer, false);
 	kc_out_access(r, &r->sampled, !r->has_racer);

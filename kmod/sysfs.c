@@ -14,6 +14,7 @@
 #include <kcollider/parse.h>
 #include <kcollider/version.h>
 #include "kcollider.h"
+#include "report_style.h"
 
 static struct kobject *kc_kobj;
 
@@ -252,6 +253,19 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return n;
 }
 
+static ssize_t report_style_show(struct kobject *kobj,
+				 struct kobj_attribute *attr, char *buf)
+{
+	return kc_report_style_show(buf);
+}
+
+static ssize_t report_style_store(struct kobject *kobj,
+				  struct kobj_attribute *attr,
+				  const char *buf, size_t count)
+{
+	return kc_report_style_store(buf, count);
+}
+
 static struct kobj_attribute enabled_attr = __ATTR_RW(enabled);
 static struct kobj_attribute targets_attr = __ATTR_RW(targets);
 static struct kobj_attribute sample_percpu_attr = __ATTR_RW(sample_percpu);
@@ -262,6 +276,7 @@ static struct kobj_attribute strict_attr = __ATTR_RW(strict);
 static struct kobj_attribute benign_full_attr = __ATTR_RW(benign_full);
 static struct kobj_attribute filters_attr = __ATTR_RW(filters);
 static struct kobj_attribute suppress_attr = __ATTR_RW(suppress);
+static struct kobj_attribute report_style_attr = __ATTR_RW(report_style);
 
 static struct attribute *kc_attrs[] = {
 	&enabled_attr.attr,
@@ -280,6 +295,7 @@ static struct attribute *kc_attrs[] = {
 	&benign_full_attr.attr,
 	&filters_attr.attr,
 	&suppress_attr.attr,
+	&report_style_attr.attr,
 	NULL,
 };
 

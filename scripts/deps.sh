@@ -18,10 +18,14 @@ pkgs=(
 	gcc make libc6-dev
 	# the CLI and the decoder oracle
 	libcapstone-dev libelf-dev libdw-dev pkg-config
+	# BTF field names in the CLI; the BTF test's fixture (pahole) and oracle
+	libbpf-dev dwarves bpftool
 	# the benchmark scripts
 	bc
 	# make hunt: its workload, and ext4 on a loop device
 	stress-ng e2fsprogs
+	# rendering the man pages (host test)
+	groff-base
 	# static checking of kmod/
 	sparse
 )

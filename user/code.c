@@ -196,27 +196,34 @@ int code_open_elf(struct code_src *c, const char *path, char *err, size_t len)
 /* /proc/kallsyms has no sizes: a function ends where the next one starts. */
 static int load_kallsyms(struct code_src *c)
 {
-	char line[512], name[256], mod[128], type;
+	char *line = NULL, *name, *mod, type;
 	unsigned long long addr;
-	size_t i;
+	size_t i, cap = 0;
 	FILE *f;
 	int ret = 0;
 
 	f = fopen("/proc/kallsyms", "r");
 	if (!f)
 		return -errno;
-	while (!ret && fgets(line, sizeof(line), f)) {
-		mod[0] = '\0';
-		if (sscanf(line, "%llx %c %255s [%127[^]]]", &addr, &type, name, mod) < 3)
-			continue;
-		if (type != 't' && type != 'T') {
-			/* Where a module's data sections are, for its .ko. */
-			if (mod[0])
-				ret = modset_live_data(c, name, mod, addr);
+	/* Names of any length: %m allocates (a cut name would not resolve). */
+	while (!ret && getline(&line, &cap, f) > 0) {
+		name = mod = NULL;
+		if (sscanf(line, "%llx %c %ms [%m[^]]]", &addr, &type, &name,
+			   &mod) < 3) {
+			free(name);
 			continue;
 		}
-		ret = add_sym(c, name, mod, addr, 0);
+		if (type != 't' && type != 'T') {
+			/* Where a module's data sections are, for its .ko. */
+			if (mod)
+				ret = modset_live_data(c, name, mod, addr);
+		} else {
+			ret = add_sym(c, name, mod, addr, 0);
+		}
+		free(name);
+		free(mod);
 	}
+	free(line);
 	fclose(f);
 	if (ret)
 		return ret;
@@ -371,6 +378,19 @@ long code_read(const struct code_src *c, uint64_t addr, void *buf, size_t len)
 		return n < 0 ? -1 : n;
 	}
 	return -1;
+}
+
+char *code_sym(const struct code_src *c, uint64_t addr)
+{
+	const struct kc_sym *s = code_find_addr(c, addr);
+	char *out;
+	int n;
+
+	if (s)
+		n = asprintf(&out, "%s+0x%" PRIx64, s->name, addr - s->addr);
+	else
+		n = asprintf(&out, "0x%" PRIx64, addr);
+	return n < 0 ? NULL : out;
 }
 
 void code_symbolize(const struct code_src *c, uint64_t addr, char *buf, size_t len)

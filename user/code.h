@@ -83,6 +83,8 @@ const struct kc_sym *code_find_addr(const struct code_src *c, uint64_t addr);
 /* Bytes of code at @addr: number read (short at a segment end), or -1. */
 long code_read(const struct code_src *c, uint64_t addr, void *buf, size_t len);
 /* "func+0xoff" into @buf; "0x..." if no symbol. */
+/* "func+0xoff" (or "0xaddr"), allocated: free() it; NULL without memory. */
+char *code_sym(const struct code_src *c, uint64_t addr);
 void code_symbolize(const struct code_src *c, uint64_t addr, char *buf, size_t len);
 /* "file:line" from DWARF, false when there is none. */
 bool code_source_line(const struct code_src *c, uint64_t addr, char *buf,

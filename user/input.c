@@ -10,9 +10,82 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "input.h"
+#include "main.h"
+
+static const char *input_path(const struct kc_input *in)
+{
+	if (in->kind == KC_IN_KMSG)
+		return "/dev/kmsg";
+	if (in->kind == KC_IN_DEBUGFS)
+		return KC_DEBUGFS_REPORTS;
+	return in->path ? in->path : "-";
+}
+
+/* A directory opens and reads as empty: say what it is instead. */
+static int check_fd(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	return S_ISDIR(st.st_mode) ? -EISDIR : 0;
+}
+
+int kc_input_check(const struct kc_input *in)
+{
+	const char *path = input_path(in);
+	int fd, ret;
+
+	if (!strcmp(path, "-"))
+		return 0;
+	fd = open(path, O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	ret = check_fd(fd);
+	close(fd);
+	return ret;
+}
+
+/* kernel.dmesg_restrict: 1 means only CAP_SYSLOG may read the log. */
+static bool dmesg_restricted(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/dmesg_restrict", "r");
+	int v = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v == 1;
+}
+
+static const char *input_hint(const struct kc_input *in, int err)
+{
+	bool denied = err == -EPERM || err == -EACCES;
+
+	if (in->kind == KC_IN_KMSG && denied && dmesg_restricted())
+		return " (kernel.dmesg_restrict=1: reading the kernel log needs CAP_SYSLOG, e.g. root)";
+	if (in->kind == KC_IN_KMSG && denied)
+		return " (reading the kernel log needs CAP_SYSLOG)";
+	if (in->kind == KC_IN_DEBUGFS && err == -ENOENT)
+		return " (is kcollider.ko loaded and debugfs mounted on /sys/kernel/debug?)";
+	if (in->kind == KC_IN_DEBUGFS && denied)
+		return " (debugfs is readable by root only)";
+	return "";
+}
+
+void kc_input_error(const char *cmd, const struct kc_input *in, int err)
+{
+	const char *path = input_path(in);
+
+	kc_error("%s: %s: %s%s", cmd, strcmp(path, "-") ? path : "stdin",
+		 strerror(-err), input_hint(in, err));
+}
 
 int kc_input_option(struct kc_input *in, int opt, const char *arg)
 {
@@ -92,7 +165,11 @@ static int parse_stream(struct kc_parser *p, FILE *f, bool follow)
 				break;
 			continue;
 		}
-		if (!follow || ferror(f))
+		if (ferror(f)) {
+			ret = -(errno ? errno : EIO);
+			break;
+		}
+		if (!follow)
 			break;
 		/* tail -f: wait for the file to grow. */
 		clearerr(f);
@@ -119,7 +196,9 @@ int kc_input_parse(const struct kc_input *in, kc_report_cb cb, void *data,
 		f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 		if (!f)
 			return -errno;
-		ret = parse_stream(&p, f, in->follow);
+		ret = check_fd(fileno(f));
+		if (!ret)
+			ret = parse_stream(&p, f, in->follow);
 		if (f != stdin)
 			fclose(f);
 	}

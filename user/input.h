@@ -26,6 +26,14 @@ int kc_input_parse(const struct kc_input *in, kc_report_cb cb, void *data,
 		   unsigned long *nreports, unsigned long *nbad);
 
 /*
+ * Can @in be opened (a directory cannot)? 0 or -errno; the commands check
+ * before slower work, so a wrong file name is the first thing said.
+ */
+int kc_input_check(const struct kc_input *in);
+/* The error message for @err of @in, naming the file and the cause. */
+void kc_input_error(const char *cmd, const struct kc_input *in, int err);
+
+/*
  * Common options of the commands that read reports; returns 1 if @opt was
  * one of them, 0 if not, -1 on a bad argument.
  */

@@ -4,9 +4,23 @@
  * byte by byte: report text comes from the kernel log and may hold
  * anything, and a consumer must never see invalid JSON because of it.
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "json.h"
+#include "main.h"
+
+/* --pretty: members one per line, indented two spaces per level. */
+static void json_indent(struct json *j, int depth)
+{
+	if (!json_pretty)
+		return;
+	fputc('\n', j->out);
+	while (depth-- > 0)
+		fputs("  ", j->out);
+}
 
 void json_init(struct json *j, FILE *out)
 {
@@ -39,10 +53,12 @@ static void json_key(struct json *j, const char *key)
 {
 	if (j->need_comma[j->depth])
 		fputc(',', j->out);
+	if (j->depth)
+		json_indent(j, j->depth);
 	j->need_comma[j->depth] = true;
 	if (key) {
 		json_escape(j->out, key);
-		fputc(':', j->out);
+		fputs(json_pretty ? ": " : ":", j->out);
 	}
 }
 
@@ -57,6 +73,8 @@ static void json_open(struct json *j, const char *key, char c)
 
 static void json_close(struct json *j, char c)
 {
+	if (j->need_comma[j->depth])
+		json_indent(j, j->depth - 1);
 	fputc(c, j->out);
 	if (j->depth)
 		j->depth--;
@@ -108,6 +126,24 @@ void json_bool(struct json *j, const char *key, bool val)
 {
 	json_key(j, key);
 	fputs(val ? "true" : "false", j->out);
+}
+
+void json_auto(struct json *j, const char *key, const char *val)
+{
+	const char *d = val && *val == '-' ? val + 1 : val;
+	long long v;
+	char *end;
+
+	if (d && *d >= '0' && *d <= '9' && (*d != '0' || !d[1]) &&
+	    strspn(d, "0123456789") == strlen(d)) {
+		errno = 0;
+		v = strtoll(val, &end, 10);
+		if (!errno && !*end) {
+			json_int(j, key, v);
+			return;
+		}
+	}
+	json_str(j, key, val);
 }
 
 void json_null(struct json *j, const char *key)

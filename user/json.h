@@ -28,6 +28,8 @@ void json_int(struct json *j, const char *key, long long val);
 void json_hex(struct json *j, const char *key, uint64_t val);
 void json_bool(struct json *j, const char *key, bool val);
 void json_null(struct json *j, const char *key);
+/* A decimal integer as a number, anything else as a string. */
+void json_auto(struct json *j, const char *key, const char *val);
 /* Ends a top-level value with a newline: one object per line. */
 void json_line_end(struct json *j);
 void json_escape(FILE *out, const char *s);

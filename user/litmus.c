@@ -405,7 +405,9 @@ void lit_print(FILE *out, const struct litmus *t)
 	int width[LIT_MAX_THREADS], rows = 0, i, k;
 
 	fprintf(out, "X86 %s\n", t->name);
-	if (t->doc[0])
+	if (t->note)
+		fprintf(out, "\"%s\"\n", t->note);
+	else if (t->doc[0])
 		fprintf(out, "\"%s\"\n", t->doc);
 	print_init(out, t);
 	for (i = 0; i < t->nthreads; i++) {

@@ -14,7 +14,8 @@
 #define LIT_MAX_LOCS 6
 #define LIT_MAX_REGS 6
 #define LIT_MAX_TERMS 8
-#define LIT_NAME_LEN 96
+/* Generated tests are named "func+func": two kernel symbol names. */
+#define LIT_NAME_LEN (2 * 512 + 2)
 
 enum lit_op {
 	LIT_STORE,	/* MOV [x],$v | MOV [x],REG */
@@ -45,6 +46,7 @@ struct lit_term {
 struct litmus {
 	char name[LIT_NAME_LEN];
 	char doc[256];
+	const char *note;	/* printed as the doc string when set; not owned */
 	int nthreads, nlocs, nregs;
 	char locs[LIT_MAX_LOCS][16];
 	char regs[LIT_MAX_REGS][8];

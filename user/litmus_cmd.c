@@ -6,6 +6,7 @@
  * x86-TSO machine, and under sequential consistency for comparison: is the
  * exists clause reachable?
  */
+#include <errno.h>
 #include <getopt.h>
 #include <string.h>
 
@@ -24,11 +25,14 @@ static void litmus_usage(FILE *out)
 		"is reachable: Allowed or Forbidden. '-' reads stdin.\n"
 		"\n"
 		"OPTIONS:\n"
-		"  -j, --json   one JSON object per test\n"
-		"  -p, --print  print the test back in herd7 syntax first\n"
-		"  -h, --help   this help\n"
+		KC_COMMON_USAGE
+		"  -P, --print      print the test back in herd7 syntax first\n"
 		"\n"
-		"Exit status: 0 if every test was decided, 1 otherwise.\n", prog_name);
+		"JSON: one object per test (JSON lines).\n"
+		"\n"
+		"Exit status: 0 if every test was decided, 1 when a file could not\n"
+		"be read or parsed (the message names it and the cause), 2 on a\n"
+		"usage error.\n", prog_name);
 }
 
 static const char *answer(const struct lit_result *r)
@@ -71,20 +75,20 @@ static int run_one(const char *path, bool print)
 
 	f = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	if (!f) {
-		perror(path);
+		kc_error("litmus: %s: %s", path, strerror(errno));
 		return 1;
 	}
 	ret = lit_parse_file(f, &t, err, sizeof(err));
 	if (f != stdin)
 		fclose(f);
 	if (ret) {
-		fprintf(stderr, "%s: %s: %s\n", prog_name, path, err);
+		kc_error("litmus: %s: %s", path, err);
 		return 1;
 	}
 	if (print)
 		lit_print(stdout, &t);
 	if (lit_check(&t, LIT_TSO, &tso) || lit_check(&t, LIT_SC, &sc)) {
-		fprintf(stderr, "%s: %s: out of memory\n", prog_name, path);
+		kc_error("litmus: %s: out of memory", path);
 		return 1;
 	}
 	print_result(&t, &tso, &sc);
@@ -94,21 +98,20 @@ static int run_one(const char *path, bool print)
 int do_litmus(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "print", no_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
+		KC_COMMON_LONGOPTS,
+		{ "print", no_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool print = false;
 	int opt, ret = 0;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "jph", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, KC_COMMON_OPTS_SHORT "P", opts,
+				  NULL)) != -1) {
+		if (kc_common_option(opt))
+			continue;
 		switch (opt) {
-		case 'j':
-			json_output = true;
-			break;
-		case 'p':
+		case 'P':
 			print = true;
 			break;
 		case 'h':

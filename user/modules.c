@@ -25,6 +25,7 @@
 #include <inttypes.h>
 #include <libelf.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -585,7 +586,7 @@ int code_add_modules(struct code_src *c, const char *dir, char *err, size_t len)
 	}
 	/* All placed first: relocations may name another module's symbols. */
 	while ((de = readdir(d)) && !ret) {
-		char path[4096];
+		char *path;
 		int r;
 
 		if (!is_ko(de->d_name))
@@ -595,13 +596,18 @@ int code_add_modules(struct code_src *c, const char *dir, char *err, size_t len)
 			ret = -ENOMEM;
 			break;
 		}
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (asprintf(&path, "%s/%s", dir, de->d_name) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
 		r = ko_load(c, path, &ks[nk]);
 		if (r) {
 			warn_ko(path, r);
 			ko_close(&ks[nk]);
-			continue;
 		}
+		free(path);
+		if (r)
+			continue;
 		/* Visible to the other modules' relocations, not yet relocated. */
 		c->ms->mods[c->ms->n++] = ks[nk++].m;
 	}
@@ -617,22 +623,27 @@ int code_add_modules(struct code_src *c, const char *dir, char *err, size_t len)
 	return ret;
 }
 
-/* /lib/modules/$(uname -r)/modules.dep: the file of module @name. */
-static bool lib_modules_path(const char *name, char *out, size_t len)
+/*
+ * /lib/modules/$(uname -r)/modules.dep: the file of module @name, allocated
+ * (free() it), or NULL.
+ */
+static char *lib_modules_path(const char *name)
 {
-	char dir[512], line[2048];
+	char dir[PATH_MAX], *line = NULL, *out = NULL;
 	struct utsname u;
 	bool found = false;
+	size_t cap = 0;
 	FILE *f;
 
 	if (uname(&u))
-		return false;
-	snprintf(dir, sizeof(dir), "/lib/modules/%s", u.release);
-	snprintf(line, sizeof(line), "%s/modules.dep", dir);
-	f = fopen(line, "r");
+		return NULL;
+	snprintf(dir, sizeof(dir), "/lib/modules/%s/modules.dep", u.release);
+	f = fopen(dir, "r");
 	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
+		return NULL;
+	*strrchr(dir, '/') = '\0';
+	/* Lines of any length: a dependency list can be long. */
+	while (!found && getline(&line, &cap, f) > 0) {
 		char *colon = strchr(line, ':'), *base, *p;
 
 		if (!colon)
@@ -642,22 +653,28 @@ static bool lib_modules_path(const char *name, char *out, size_t len)
 			continue;	/* compressed: not readable here */
 		base = strrchr(line, '/');
 		base = base ? base + 1 : line;
-		snprintf(out, len, "%s/%s", dir, line);
+		if (asprintf(&out, "%s/%s", dir, line) < 0)
+			break;
 		base[strlen(base) - 3] = '\0';
 		for (p = base; *p; p++)
 			if (*p == '-')
 				*p = '_';
 		found = !strcmp(base, name);
+		if (!found) {
+			free(out);
+			out = NULL;
+		}
 	}
+	free(line);
 	fclose(f);
-	return found;
+	return out;
 }
 
 /* Live: a module named by a frame but not in --modules DIR. */
 static const struct kc_module *load_lazily(struct code_src *c, const char *name)
 {
 	struct kc_modset *ms = c->ms;
-	char path[4096];
+	char *path;
 	struct ko k;
 	size_t i;
 	int ret;
@@ -671,7 +688,8 @@ static const struct kc_module *load_lazily(struct code_src *c, const char *name)
 	if (!ms->tried[ms->ntried])
 		return NULL;
 	ms->ntried++;
-	if (!lib_modules_path(name, path, sizeof(path)))
+	path = lib_modules_path(name);
+	if (!path)
 		return NULL;
 	ret = ko_load(c, path, &k);
 	if (!ret) {
@@ -681,8 +699,10 @@ static const struct kc_module *load_lazily(struct code_src *c, const char *name)
 	if (ret) {
 		warn_ko(path, ret);
 		ko_close(&k);
-		return NULL;
 	}
+	free(path);
+	if (ret)
+		return NULL;
 	return ms->mods[ms->n - 1];
 }
 

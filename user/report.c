@@ -6,22 +6,28 @@
  * pair, which is what syzbot deduplicates on). Malformed and truncated
  * reports are listed with what could be read and the line that broke them.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "btf.h"
 #include "input.h"
 #include "main.h"
 #include "report_out.h"
 
+#define KC_SYS_BTF "/sys/kernel/btf"
+
 struct group {
-	char title[2 * KC_NAME_LEN];
+	char title[2 * KC_VAL_LEN];
 	char tool[16];
 	unsigned long count, bad;
 	int first_line, last_line;
 };
 
 struct report_ctx {
+	struct kc_btf *btf;	/* field names of slab objects, when given */
 	bool group;
 	unsigned long n;
 	struct group *groups;
@@ -40,12 +46,19 @@ static void report_usage(FILE *out)
 		"and a warning goes to stderr.\n"
 		"\n"
 		"OPTIONS:\n"
-		"  -j, --json       one JSON object per report or group (JSON lines)\n"
+		KC_COMMON_USAGE
 		KC_INPUT_USAGE
-		"  -h, --help       this help\n"
+		"  -B, --btf PATH   name the field a slab object's access hit, from\n"
+		"                   BTF: a directory like /sys/kernel/btf (vmlinux,\n"
+		"                   modules) or a file (raw BTF or ELF with .BTF,\n"
+		"                   split on an earlier one); repeatable; default with\n"
+		"                   -K and -D: /sys/kernel/btf when present\n"
 		"\n"
-		"Exit status: 0 when the input was read (even with bad reports),\n"
-		"1 when it could not be read, 2 on a usage error.\n", prog_name);
+		"JSON: one object per report or group (JSON lines).\n"
+		"\n"
+		KC_EXIT_HELP
+		"A report that is malformed or truncated is not an error (status 0):\n"
+		"its \"status\" says so.\n", prog_name);
 }
 
 /* syzkaller's title: offsets removed, so rebuilds dedup together. */
@@ -84,6 +97,32 @@ static struct group *find_group(struct report_ctx *c, const char *title)
 	return &c->groups[c->ngroups++];
 }
 
+/* "object: struct foo.bar (+84, 4 bytes) in kmalloc-192", when BTF knows. */
+static void btf_out(struct report_ctx *c, const struct kc_report *r,
+		    struct json *j)
+{
+	struct kc_btf_field f;
+
+	if (!c->btf || !kc_btf_resolve(c->btf, r, &f))
+		return;
+	if (j) {
+		json_obj_begin(j, "object");
+		json_str(j, "type", f.type);
+		json_str(j, "field", f.field);
+		json_int(j, "field_offset", f.field_offset);
+		json_int(j, "field_size", f.field_size);
+		json_int(j, "offset", f.offset);
+		json_str(j, "cache", f.cache);
+		json_str(j, "by", f.by);
+		json_obj_end(j);
+	} else {
+		printf("  object   %s%s%s (+%u, %u bytes) in %s (type by %s)\n",
+		       f.type, *f.field ? "." : "", f.field, f.field_offset,
+		       f.field_size, f.cache, f.by);
+	}
+	kc_btf_field_free(&f);
+}
+
 static int on_report(const struct kc_report *r, void *data)
 {
 	struct report_ctx *c = data;
@@ -98,10 +137,12 @@ static int on_report(const struct kc_report *r, void *data)
 			json_init(&j, stdout);
 			json_obj_begin(&j, NULL);
 			kc_report_json(&j, r);
+			btf_out(c, r, &j);
 			json_obj_end(&j);
 			json_line_end(&j);
 		} else {
 			kc_report_text(stdout, r, c->n);
+			btf_out(c, r, NULL);
 		}
 		fflush(stdout);
 		return 0;
@@ -159,9 +200,9 @@ static void print_groups(struct report_ctx *c)
 int do_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
+		KC_COMMON_LONGOPTS,
 		KC_INPUT_LONGOPTS,
+		{ "btf", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kc_input in = { .kind = KC_IN_FILE, .path = "-" };
@@ -175,17 +216,24 @@ int do_report(int argc, char **argv)
 		argv++;
 	}
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "jh" KC_INPUT_OPTS_SHORT, opts,
-				  NULL)) != -1) {
-		if (kc_input_option(&in, opt, optarg))
+	while ((opt = getopt_long(argc, argv, KC_COMMON_OPTS_SHORT KC_INPUT_OPTS_SHORT
+				  "B:", opts, NULL)) != -1) {
+		if (kc_input_option(&in, opt, optarg) || kc_common_option(opt))
 			continue;
-		if (opt == 'j') {
-			json_output = true;
+		if (opt == 'B') {
+			ret = kc_btf_add(&c.btf, optarg);
+			if (ret) {
+				kc_error("report: --btf %s: %s", optarg, strerror(-ret));
+				kc_btf_free(c.btf);
+				return KC_EXIT_FAIL;
+			}
 		} else if (opt == 'h') {
 			report_usage(stdout);
+			kc_btf_free(c.btf);
 			return 0;
 		} else {
 			report_usage(stderr);
+			kc_btf_free(c.btf);
 			return 2;
 		}
 	}
@@ -193,14 +241,18 @@ int do_report(int argc, char **argv)
 		in.path = argv[optind++];
 	if (optind < argc) {
 		report_usage(stderr);
+		kc_btf_free(c.btf);
 		return 2;
 	}
+	/* Live sources: the running kernel's BTF, when it has one. */
+	if (!c.btf && in.kind != KC_IN_FILE && !access(KC_SYS_BTF, R_OK))
+		kc_btf_add(&c.btf, KC_SYS_BTF);
 	ret = kc_input_parse(&in, on_report, &c, &n, &bad);
+	kc_btf_free(c.btf);
 	if (ret) {
-		fprintf(stderr, "%s: report: %s: %s\n", prog_name,
-			in.kind == KC_IN_FILE ? in.path : "input", strerror(-ret));
+		kc_input_error("report", &in, ret);
 		free(c.groups);
-		return 1;
+		return KC_EXIT_FAIL;
 	}
 	if (c.group)
 		print_groups(&c);

@@ -18,7 +18,7 @@ static const char *role_name(const struct kc_report *r, int i)
 static void access_json(struct json *j, const struct kc_report *r, int i)
 {
 	const struct kc_access *a = &r->acc[i];
-	char buf[256];
+	char buf[KC_FRAME_STR_LEN];
 	int k;
 
 	json_obj_begin(j, NULL);
@@ -65,10 +65,11 @@ static void tool_lines_json(struct json *j, const struct kc_report *r)
 		const struct kc_tool_line *t = &r->tool_lines[i];
 
 		json_obj_begin(j, t->key);
+		/* Numbers as numbers: "size":4, as at the top level. */
 		if (t->words[0])
-			json_str(j, "value", t->words);
+			json_auto(j, "value", t->words);
 		for (k = 0; k < t->nkv; k++)
-			json_str(j, t->kv[k].key, t->kv[k].val);
+			json_auto(j, t->kv[k].key, kc_tool_line_val(t, k));
 		json_obj_end(j);
 	}
 	json_obj_end(j);
@@ -109,7 +110,7 @@ void kc_report_json(struct json *j, const struct kc_report *r)
 static void access_text(FILE *out, const struct kc_report *r, int i)
 {
 	const struct kc_access *a = &r->acc[i];
-	char buf[256] = "?";
+	char buf[KC_FRAME_STR_LEN] = "?";
 
 	if (a->have_sym)
 		kc_frame_format(&a->sym, buf, sizeof(buf));

@@ -3,12 +3,14 @@
  * Line-driven parser of KCSAN-layout race reports.
  *
  * The input is whatever the kernel log holds, so nothing is trusted: every
- * field is parsed into fixed-size storage with bounds checks, a line that
+ * field is parsed into storage sized to the kernel's own limits, with
+ * bounds checks (a longer name is an error, never cut short), a line that
  * does not fit the layout marks the report malformed (with its line number)
  * and parsing goes on, and a report cut short by EOF or by another report's
  * header is delivered as truncated. Nothing here may crash on any input.
  */
 #include <ctype.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +58,16 @@ static void copy_n(char *dst, size_t size, const char *src, size_t n)
 	dst[n] = '\0';
 }
 
+/* Copy @n bytes of @src whole, or nothing: names are never shortened. */
+static bool copy_fit(char *dst, size_t size, const char *src, size_t n)
+{
+	if (n >= size)
+		return false;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+	return true;
+}
+
 static bool parse_hex(const char *s, const char **end, uint64_t *v)
 {
 	char *e;
@@ -101,14 +113,15 @@ bool kc_parse_frame(const char *s, struct kc_frame *f)
 	} else {
 		n = p - s;
 	}
-	copy_n(f->func, sizeof(f->func), s, n);
+	if (!copy_fit(f->func, sizeof(f->func), s, n))
+		return false;
 	while (*p == ' ')
 		p++;
 	if (*p == '[') {
 		end = strchr(p, ']');
-		if (!end || end == p + 1)
+		if (!end || end == p + 1 ||
+		    !copy_fit(f->mod, sizeof(f->mod), p + 1, end - p - 1))
 			return false;
-		copy_n(f->mod, sizeof(f->mod), p + 1, end - p - 1);
 		p = end + 1;
 	}
 	while (*p == ' ' || *p == '\n')
@@ -199,7 +212,7 @@ static void mark_bad(struct kc_parser *p, enum kc_rep_status st,
 		r->status = st;
 }
 
-static void finish_fields(struct kc_report *r);
+static bool finish_fields(struct kc_report *r);
 
 static int deliver(struct kc_parser *p)
 {
@@ -208,7 +221,8 @@ static int deliver(struct kc_parser *p)
 
 	if (!r)
 		return 0;
-	finish_fields(r);
+	if (!finish_fields(r))
+		mark_bad(p, KC_REP_MALFORMED, "name in a kcollider line too long");
 	if (r->status == KC_REP_OK && !r->nacc)
 		mark_bad(p, KC_REP_MALFORMED, "no access block");
 	else if (r->status == KC_REP_OK && !r->one_sided && r->nacc < 2)
@@ -230,6 +244,11 @@ static const char *header_tool(const char *s, char *tool, size_t len)
 {
 	const char *bug = strstr(s, "BUG: "), *colon;
 
+	/* report_style=kcsan prints benign races without "BUG:". */
+	if (!strncmp(s, KC_REPORT_TITLE_BENIGN, strlen(KC_REPORT_TITLE_BENIGN))) {
+		snprintf(tool, len, "KCOLLIDER");
+		return s + strlen(KC_REPORT_TITLE_BENIGN);
+	}
 	if (!bug)
 		return NULL;
 	bug += 5;
@@ -260,10 +279,12 @@ static void begin_report(struct kc_parser *p, const char *tool,
 	}
 	p->cur = r;
 	snprintf(r->tool, sizeof(r->tool), "%s", tool);
-	copy_n(r->title, sizeof(r->title), title, strcspn(title, "\r\n"));
 	r->first_line = r->last_line = p->lineno;
-	snprintf(r->source, sizeof(r->source), "%s", p->source ? p->source : "");
+	r->source = p->source ? p->source : "";
 	p->state = ST_BODY;
+	if (!copy_fit(r->title, sizeof(r->title), title,
+		      strcspn(title, "\r\n")))
+		mark_bad(p, KC_REP_MALFORMED, "title longer than two symbol names");
 }
 
 static enum kc_acc_type parse_type(const char *s, size_t n,
@@ -375,16 +396,21 @@ static bool parse_tool_line(const char *s, struct kc_report *r)
 		if (eq && eq != w && t->nkv < KC_MAX_KV) {
 			struct kc_kv *kv = &t->kv[t->nkv++];
 
-			copy_n(kv->key, sizeof(kv->key), w, eq - w);
-			copy_n(kv->val, sizeof(kv->val), eq + 1, n - (eq - w) - 1);
+			kv->val = t->vals_used;
+			if (!copy_fit(kv->key, sizeof(kv->key), w, eq - w) ||
+			    !copy_fit(t->vals + t->vals_used,
+				      sizeof(t->vals) - t->vals_used, eq + 1,
+				      n - (eq - w) - 1))
+				return false;
+			t->vals_used += n - (eq - w);
 		} else if (!eq) {
 			size_t used = strlen(t->words);
 
-			if (used + n + 2 < sizeof(t->words)) {
-				if (used)
-					t->words[used++] = ' ';
-				copy_n(t->words + used, sizeof(t->words) - used, w, n);
-			}
+			if (used + n + 2 >= sizeof(t->words))
+				return false;
+			if (used)
+				t->words[used++] = ' ';
+			copy_n(t->words + used, sizeof(t->words) - used, w, n);
 		}
 	}
 	return true;
@@ -407,8 +433,13 @@ const char *kc_tool_line_get(const struct kc_tool_line *t, const char *key)
 
 	for (i = 0; t && i < t->nkv; i++)
 		if (!strcmp(t->kv[i].key, key))
-			return t->kv[i].val;
+			return kc_tool_line_val(t, i);
 	return NULL;
+}
+
+const char *kc_tool_line_val(const struct kc_tool_line *t, int i)
+{
+	return t->vals + t->kv[i].val;
 }
 
 int kc_report_racer(const struct kc_report *r)
@@ -430,8 +461,11 @@ static bool hex_field(const char *s, uint64_t *v)
 	return s && parse_hex(s, &e, v) && !*e;
 }
 
-/* kcollider's sampled:/racer: lines override what the stacks implied. */
-static void apply_tool_access(struct kc_access *a, const struct kc_tool_line *t)
+/*
+ * kcollider's sampled:/racer: lines override what the stacks implied.
+ * False when a name does not fit (the report is then malformed).
+ */
+static bool apply_tool_access(struct kc_access *a, const struct kc_tool_line *t)
 {
 	const char *v;
 	long n;
@@ -446,7 +480,8 @@ static void apply_tool_access(struct kc_access *a, const struct kc_tool_line *t)
 		a->have_sym = true;
 		a->top_is_after = false;
 		v = kc_tool_line_get(t, "mod");
-		snprintf(a->sym.mod, sizeof(a->sym.mod), "%s", v ? v : "");
+		if (v && !copy_fit(a->sym.mod, sizeof(a->sym.mod), v, strlen(v)))
+			return false;
 	}
 	v = kc_tool_line_get(t, "access");
 	if (v) {
@@ -462,14 +497,15 @@ static void apply_tool_access(struct kc_access *a, const struct kc_tool_line *t)
 			a->size = n;
 	}
 	v = kc_tool_line_get(t, "op");
-	if (v)
-		snprintf(a->op, sizeof(a->op), "%s", v);
+	return !v || copy_fit(a->op, sizeof(a->op), v, strlen(v));
 }
 
-static void finish_fields(struct kc_report *r)
+/* False when a sampled:/racer: line holds a name too long to keep. */
+static bool finish_fields(struct kc_report *r)
 {
 	const struct kc_tool_line *t;
 	int racer = kc_report_racer(r), sampled = kc_report_sampled(r);
+	bool ok = true;
 	uint64_t seq;
 	int i;
 
@@ -484,13 +520,13 @@ static void finish_fields(struct kc_report *r)
 		}
 	}
 	t = kc_report_tool_line(r, KC_REPORT_KEY_SAMPLED);
-	if (t && sampled >= 0)
-		apply_tool_access(&r->acc[sampled], t);
+	if (t && sampled >= 0 && !apply_tool_access(&r->acc[sampled], t))
+		ok = false;
 	t = kc_report_tool_line(r, KC_REPORT_KEY_RACER);
 	if (t && !strcmp(t->words, "unknown"))
 		r->racer_unknown = true;
-	else if (t && racer >= 0)
-		apply_tool_access(&r->acc[racer], t);
+	else if (t && racer >= 0 && !apply_tool_access(&r->acc[racer], t))
+		ok = false;
 	t = kc_report_tool_line(r, KC_REPORT_KEY_SEQ);
 	if (t && t->words[0]) {
 		char *e;
@@ -501,6 +537,7 @@ static void finish_fields(struct kc_report *r)
 			r->has_seq = true;
 		}
 	}
+	return ok;
 }
 
 static void add_frame(struct kc_parser *p, const char *s)
@@ -515,7 +552,9 @@ static void add_frame(struct kc_parser *p, const char *s)
 	if (*s == '<' || *s == '?')
 		return;
 	if (!kc_parse_frame(s, &f)) {
-		mark_bad(p, KC_REP_MALFORMED, "bad stack frame");
+		mark_bad(p, KC_REP_MALFORMED, strcspn(s, " [") >= KC_SYM_LEN ?
+			 "symbol name longer than the kernel allows" :
+			 "bad stack frame");
 		return;
 	}
 	if (a->nframes < KC_MAX_FRAMES)
@@ -525,21 +564,26 @@ static void add_frame(struct kc_parser *p, const char *s)
 static void body_line(struct kc_parser *p, const char *s)
 {
 	struct kc_report *r = p->cur;
-	struct kc_access a;
+	struct kc_access *a = &r->acc[r->nacc];
 	bool unknown;
 
 	if (is_blank(s))
 		return;
-	memset(&a, 0, sizeof(a));
-	if (r->nacc < 2 && parse_access(s, &a, &unknown)) {
+	/*
+	 * Parsed in place (an access with its frames is large): the slot is
+	 * zero until taken, and zeroed again when the line is no access.
+	 */
+	if (r->nacc < 2 && parse_access(s, a, &unknown)) {
 		if (unknown && r->nacc)
 			mark_bad(p, KC_REP_MALFORMED, "unknown origin in second block");
-		a.line = p->lineno;
-		r->acc[r->nacc++] = a;
+		a->line = p->lineno;
+		r->nacc++;
 		r->one_sided |= unknown;
 		p->state = ST_STACK;
 		return;
 	}
+	if (r->nacc < 2)
+		memset(a, 0, offsetof(struct kc_access, frames));
 	if (r->nacc && (!strncmp(s, KC_REPORT_VALUE, strlen(KC_REPORT_VALUE)) ||
 			!strncmp(s, KC_REPORT_TOOL_LINE, strlen(KC_REPORT_TOOL_LINE)) ||
 			!strncmp(s, "Reported by ", 12))) {
@@ -561,7 +605,8 @@ static void tail_line(struct kc_parser *p, const char *s)
 			mark_bad(p, KC_REP_MALFORMED, "bad value line");
 	} else if (!strncmp(s, KC_REPORT_TOOL_LINE, strlen(KC_REPORT_TOOL_LINE))) {
 		if (!parse_tool_line(s, r))
-			mark_bad(p, KC_REP_MALFORMED, "bad kcollider line");
+			mark_bad(p, KC_REP_MALFORMED,
+				 "bad kcollider line (or a value too long)");
 	} else if (!strncmp(s, "Reported by ", 12)) {
 		p->state = ST_FOOTER;
 	} else {

@@ -11,7 +11,17 @@
 #include <stdio.h>
 
 #define KC_MAX_FRAMES 64
-#define KC_NAME_LEN 128
+/*
+ * Names are never cut: these are the kernel's own limits (KSYM_NAME_LEN
+ * and MODULE_NAME_LEN of 6.1), so every name the kernel can print fits,
+ * and a longer one makes the report malformed instead of being shortened.
+ */
+#define KC_SYM_LEN 512
+#define KC_MOD_LEN 56
+/* A value: "func+0xoff/0xsize" and the like. */
+#define KC_VAL_LEN (KC_SYM_LEN + 64)
+/* kc_frame_format() never needs more: "func+0xoff/0xsize [mod]". */
+#define KC_FRAME_STR_LEN (KC_SYM_LEN + KC_MOD_LEN + 48)
 #define KC_MAX_KV 16
 #define KC_MAX_TOOL_LINES 16
 
@@ -29,8 +39,8 @@ enum kc_rep_status {
 };
 
 struct kc_frame {
-	char func[KC_NAME_LEN];
-	char mod[64];		/* "" for the kernel image */
+	char func[KC_SYM_LEN];
+	char mod[KC_MOD_LEN];	/* "" for the kernel image */
 	uint64_t off, size;
 	bool has_off;		/* "+0xoff/0xsize" was present */
 };
@@ -59,15 +69,20 @@ struct kc_access {
 
 struct kc_kv {
 	char key[32];
-	char val[KC_NAME_LEN];
+	unsigned short val;	/* offset of the value in the line's vals[] */
 };
+
+/* Values of one line together: a value may be a whole symbol name. */
+#define KC_TOOL_VALS 1024
 
 /* One "kcollider: <key>: ..." line, split into words and k=v pairs. */
 struct kc_tool_line {
 	char key[32];
-	char words[KC_NAME_LEN];	/* bare words, space separated */
+	char words[KC_VAL_LEN];	/* bare words, space separated */
 	int nkv;
 	struct kc_kv kv[KC_MAX_KV];
+	unsigned short vals_used;
+	char vals[KC_TOOL_VALS];	/* NUL-terminated values, kv[].val */
 };
 
 struct kc_report {
@@ -75,9 +90,9 @@ struct kc_report {
 	char error[160];
 	int error_line;
 	int first_line, last_line;
-	char source[64];		/* file name, "-" ... for messages */
+	const char *source;		/* the parser's: file name, "-" ... */
 	char tool[16];			/* "KCSAN", "KCOLLIDER" */
-	char title[2 * KC_NAME_LEN];	/* header after "data-race in " */
+	char title[2 * KC_VAL_LEN];	/* header after "data-race in " */
 	bool one_sided;
 	bool racer_unknown;
 	/*
@@ -125,6 +140,8 @@ void kc_frame_format(const struct kc_frame *f, char *buf, size_t len);
 const struct kc_tool_line *kc_report_tool_line(const struct kc_report *r,
 					       const char *key);
 const char *kc_tool_line_get(const struct kc_tool_line *t, const char *key);
+/* The value of the @i-th k=v pair of @t. */
+const char *kc_tool_line_val(const struct kc_tool_line *t, int i);
 /* Index of the racer and sampled blocks; -1 when absent. */
 int kc_report_racer(const struct kc_report *r);
 int kc_report_sampled(const struct kc_report *r);

@@ -1,46 +1,139 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kcollider status: every attribute of /sys/kernel/kcollider, as it is.
+ * kcollider status: every attribute of /sys/kernel/kcollider, as a table
+ * for people and as one nested JSON object for scripts. An attribute of
+ * "NAME VALUE" lines (stats, filters, suppress, targets) becomes an object;
+ * numbers are numbers, on/off are booleans.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <kcollider/version.h>
+#include "json.h"
 #include "main.h"
 
-static int read_attr(const char *name, char *buf, size_t size)
-{
-	char path[512];
-	size_t n;
-	FILE *f;
+/* Attributes that are lists of "NAME VALUE" lines, even when empty. */
+static const char * const table_attrs[] = {
+	"filters", "stats", "suppress", "targets", NULL,
+};
 
-	snprintf(path, sizeof(path), "%s/%s", KCOLLIDER_SYSFS_DIR, name);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	n = fread(buf, 1, size - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	while (n && buf[n - 1] == '\n')
-		buf[--n] = '\0';
-	return 0;
+static void status_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: %s status [OPTIONS]\n"
+		"\n"
+		"Show every setting and statistic of the loaded module (the files\n"
+		"of %s; KCOLLIDER_SYSFS overrides the directory). Lists\n"
+		"(stats, filters, suppress, targets) are shown one entry a line, and\n"
+		"as nested objects in JSON.\n"
+		"\n"
+		"OPTIONS:\n"
+		KC_COMMON_USAGE
+		"\n"
+		KC_EXIT_HELP, prog_name, KCOLLIDER_SYSFS_DIR);
 }
 
-static void json_string(const char *s)
+static const char *sysfs_dir(void)
 {
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
+	const char *d = getenv("KCOLLIDER_SYSFS");
+
+	return d && *d ? d : KCOLLIDER_SYSFS_DIR;
+}
+
+/* The whole attribute, trailing newlines dropped; NULL and errno on error. */
+static char *read_attr(const char *dir, const char *name)
+{
+	char *path, *buf = NULL;
+	size_t cap = 0, n = 0;
+	bool failed;
+	FILE *f;
+	int c;
+
+	if (asprintf(&path, "%s/%s", dir, name) < 0)
+		return NULL;
+	f = fopen(path, "r");
+	free(path);
+	if (!f)
+		return NULL;
+	while ((c = fgetc(f)) != EOF) {
+		if (n + 2 > cap) {
+			char *nb = realloc(buf, cap = cap ? 2 * cap : 256);
+
+			if (!nb)
+				break;
+			buf = nb;
+		}
+		buf[n++] = c;
 	}
-	putchar('"');
+	failed = ferror(f);
+	fclose(f);
+	if (failed) {
+		free(buf);
+		errno = errno ? errno : EIO;
+		return NULL;
+	}
+	if (!buf)
+		buf = calloc(1, 1);
+	if (buf) {
+		while (n && buf[n - 1] == '\n')
+			n--;
+		buf[n] = '\0';
+	}
+	return buf;
+}
+
+static bool is_table(const char *name, const char *val)
+{
+	int i;
+
+	for (i = 0; table_attrs[i]; i++)
+		if (!strcmp(name, table_attrs[i]))
+			return true;
+	return strchr(val, '\n') != NULL;
+}
+
+static void json_value(struct json *j, const char *key, const char *val)
+{
+	if (!strcmp(val, "on") || !strcmp(val, "off"))
+		json_bool(j, key, !strcmp(val, "on"));
+	else
+		json_auto(j, key, val);
+}
+
+/* "NAME VALUE" lines as members; a line without a value is true. */
+static void json_table(struct json *j, const char *key, char *val)
+{
+	char *line, *save = NULL, *sp;
+
+	json_obj_begin(j, key);
+	for (line = strtok_r(val, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		sp = strchr(line, ' ');
+		if (sp)
+			*sp++ = '\0';
+		if (sp)
+			json_value(j, line, sp);
+		else
+			json_bool(j, line, true);
+	}
+	json_obj_end(j);
+}
+
+static void text_table(const char *name, const char *val)
+{
+	const char *line = val;
+	size_t n;
+
+	printf("%s:%s\n", name, *val ? "" : " (none)");
+	while (*line) {
+		n = strcspn(line, "\n");
+		printf("  %.*s\n", (int)n, line);
+		line += n + (line[n] == '\n');
+	}
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -48,43 +141,99 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char * const *)a, *(char * const *)b);
 }
 
+/* The attribute names of @dir, sorted; NULL and errno on error. */
+static char **list_attrs(const char *dir, size_t *count)
+{
+	char **names = NULL, **nn;
+	size_t n = 0;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return NULL;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		nn = realloc(names, (n + 1) * sizeof(*names));
+		if (!nn)
+			break;
+		names = nn;
+		names[n] = strdup(de->d_name);
+		if (names[n])
+			n++;
+	}
+	closedir(d);
+	if (!names)
+		names = calloc(1, sizeof(*names));
+	qsort(names, n, sizeof(*names), cmp_names);
+	*count = n;
+	return names;
+}
+
+static void show(const char *dir, char **names, size_t n)
+{
+	struct json j;
+	char *val;
+	size_t i;
+
+	if (json_output) {
+		json_init(&j, stdout);
+		json_obj_begin(&j, NULL);
+	}
+	for (i = 0; i < n; i++) {
+		val = read_attr(dir, names[i]);
+		if (!val && json_output)
+			json_null(&j, names[i]);
+		else if (!val)
+			printf("%-16s <unreadable: %s>\n", names[i], strerror(errno));
+		else if (json_output && is_table(names[i], val))
+			json_table(&j, names[i], val);
+		else if (json_output)
+			json_value(&j, names[i], val);
+		else if (is_table(names[i], val))
+			text_table(names[i], val);
+		else
+			printf("%-16s %s\n", names[i], val);
+		free(val);
+	}
+	if (json_output) {
+		json_obj_end(&j);
+		json_line_end(&j);
+	}
+}
+
 int do_status(int argc, char **argv)
 {
-	char *names[64], buf[8192];
-	struct dirent *de;
-	int i, n = 0;
-	DIR *dir;
+	static const struct option opts[] = {
+		KC_COMMON_LONGOPTS,
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dir = sysfs_dir();
+	char **names;
+	size_t i, n = 0;
+	int opt;
 
-	dir = opendir(KCOLLIDER_SYSFS_DIR);
-	if (!dir) {
-		fprintf(stderr, "%s: %s: %s (is kcollider.ko loaded?)\n",
-			prog_name, KCOLLIDER_SYSFS_DIR, strerror(errno));
-		return 1;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, KC_COMMON_OPTS_SHORT, opts,
+				  NULL)) != -1) {
+		if (kc_common_option(opt))
+			continue;
+		status_usage(opt == 'h' ? stdout : stderr);
+		return opt == 'h' ? KC_EXIT_OK : KC_EXIT_USAGE;
 	}
-	while ((de = readdir(dir)) && n < 64)
-		if (de->d_name[0] != '.')
-			names[n++] = strdup(de->d_name);
-	closedir(dir);
-	qsort(names, n, sizeof(names[0]), cmp_names);
-
-	if (json_output)
-		putchar('{');
-	for (i = 0; i < n; i++) {
-		if (read_attr(names[i], buf, sizeof(buf)))
-			snprintf(buf, sizeof(buf), "<unreadable>");
-		if (json_output) {
-			printf("%s", i ? "," : "");
-			json_string(names[i]);
-			putchar(':');
-			json_string(buf);
-		} else if (strchr(buf, '\n')) {
-			printf("%s:\n  %s\n", names[i], buf);
-		} else {
-			printf("%-16s %s\n", names[i], buf);
-		}
+	if (optind < argc) {
+		status_usage(stderr);
+		return KC_EXIT_USAGE;
+	}
+	names = list_attrs(dir, &n);
+	if (!names) {
+		kc_error("status: %s: %s (is kcollider.ko loaded?)", dir,
+			 strerror(errno));
+		return KC_EXIT_FAIL;
+	}
+	show(dir, names, n);
+	for (i = 0; i < n; i++)
 		free(names[i]);
-	}
-	if (json_output)
-		printf("}\n");
-	return 0;
+	free(names);
+	return KC_EXIT_OK;
 }

@@ -19,10 +19,12 @@
  * before it closes every witness path (checked by searching again with the
  * path blocked there).
  */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cfg.h"
+#include "main.h"
 #include "tso.h"
 #include "tso_mem.h"
 
@@ -578,20 +580,33 @@ const char *tso_locate(const struct code_src *c, const struct kc_access *a,
 	return NULL;
 }
 
+/* The detail text, whatever its length (it may hold symbol names). */
+static __printf(2, 3) void set_detail(struct tso_result *res, const char *fmt, ...)
+{
+	va_list ap;
+
+	free(res->detail);
+	va_start(ap, fmt);
+	if (vasprintf(&res->detail, fmt, ap) < 0)
+		res->detail = NULL;
+	va_end(ap);
+}
+
 static void set_unknown(struct tso_result *res, const char *why, uint64_t ip,
 			const struct code_src *c)
 {
-	char sym[160];
+	char *sym;
 
 	res->verdict = TSO_UNKNOWN;
 	res->reason = why;
 	if (ip) {
 		res->have_unknown_ip = true;
 		res->unknown_ip = ip;
-		code_symbolize(c, ip, sym, sizeof(sym));
-		snprintf(res->detail, sizeof(res->detail), "%s at %s", why, sym);
+		sym = code_sym(c, ip);
+		set_detail(res, "%s at %s", why, sym ? sym : "?");
+		free(sym);
 	} else {
-		snprintf(res->detail, sizeof(res->detail), "%s", why);
+		set_detail(res, "%s", why);
 	}
 }
 
@@ -648,13 +663,11 @@ static void set_triangular(struct bfs *b, struct tso_result *res)
 	res->have_witness = res->path && res->path_len;
 	res->witness_ip = res->have_witness ? res->path[0] : 0;
 	if (res->q.found)
-		snprintf(res->detail, sizeof(res->detail),
-			 "the racer loads the witness's location after its store: %s",
+		set_detail(res, "the racer loads the witness's location after its store: %s",
 			 res->q.fenced ? "one-sided fence, still allowed on x86"
 				       : "no fence on either side");
 	else
-		snprintf(res->detail, sizeof(res->detail),
-			 "a store may still be in the store buffer at the load");
+		set_detail(res, "a store may still be in the store buffer at the load");
 	b->cands = NULL;	/* the fence searches collect nothing */
 	find_fence(b, res);
 }
@@ -672,13 +685,11 @@ static void verdict_from(struct bfs *b, struct tso_result *res)
 		res->reason = "barrier";
 		res->have_barrier = true;
 		res->barrier_ip = b->fd.b_ip;
-		snprintf(res->detail, sizeof(res->detail),
-			 "every path from a store to the load crosses a barrier");
+		set_detail(res, "every path from a store to the load crosses a barrier");
 	} else {
 		res->verdict = TSO_NOT_TRIANGULAR;
 		res->reason = "no-store";
-		snprintf(res->detail, sizeof(res->detail),
-			 "no store before the load on any path of the reported stack");
+		set_detail(res, "no store before the load on any path of the reported stack");
 	}
 }
 
@@ -698,8 +709,7 @@ static bool start_load(const struct code_src *c, const struct kc_access *a,
 		return true;
 	res->verdict = TSO_LOCKED;
 	res->reason = "locked-load";
-	snprintf(res->detail, sizeof(res->detail),
-		 "the load is LOCK'd: it drains the store buffer first");
+	set_detail(res, "the load is LOCK'd: it drains the store buffer first");
 	return false;
 }
 
@@ -776,9 +786,8 @@ static void write_write(const struct code_src *c, const struct kc_report *r,
 	res->reason = "both-stores";
 	res->side = sampled;
 	res->other = racer;
-	snprintf(res->detail, sizeof(res->detail),
-		 r->nacc ? "both accesses are stores: stores drain in order"
-			 : "no access in the report");
+	set_detail(res, "%s", r->nacc ? "both accesses are stores: stores drain in order"
+				 : "no access in the report");
 	if (!r->nacc)
 		set_unknown(res, "malformed-report", 0, c);
 }
@@ -823,6 +832,8 @@ void tso_result_free(struct tso_result *res)
 {
 	free(res->path);
 	res->path = NULL;
+	free(res->detail);
+	res->detail = NULL;
 }
 
 void tso_cache_free(void)

@@ -33,6 +33,8 @@ struct tso_opts {
 };
 
 #define TSO_MAX_PATH 4096
+/* --max-depth: deeper nesting only costs time; this bounds the recursion. */
+#define TSO_MAX_DEPTH 64
 #define TSO_MAX_CANDS 64
 
 /* A store that may be pending at the load: a possible witness. */
@@ -61,7 +63,7 @@ struct tso_close {
 struct tso_result {
 	enum tso_verdict verdict;
 	const char *reason;	/* short code, see tso_reason_text() */
-	char detail[192];
+	char *detail;		/* allocated: names are never cut */
 	int side;		/* index in r->acc of the load analysed, -1 */
 	bool have_load;
 	uint64_t load_ip;

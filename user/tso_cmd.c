@@ -7,8 +7,10 @@
  * on x86? The verdict, the witness store and its path, the protecting
  * barrier, and where one smp_mb() would close every witness path.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,7 +60,9 @@ static void tso_usage(FILE *out)
 		"                  code-unavailable, decode-failure, depth\n"
 		"\n"
 		"OPTIONS:\n"
-		"  -j, --json           one JSON object per report (JSON lines)\n"
+		"  -j, --json           one JSON object per report (JSON lines;\n"
+		"                       errors as {\"error\": ...})\n"
+		"  -p, --pretty         JSON, indented for people (implies -j)\n"
 		"  -s, --strict         count %%rsp-relative stores (on-stack completions,\n"
 		"                       wait-queue entries are shared)\n"
 		"  -l, --litmus         print the x86 herd7 litmus test of each\n"
@@ -76,10 +80,11 @@ static void tso_usage(FILE *out)
 		"                       for a module not in it, /lib/modules/$(uname -r)\n"
 		"  -d, --max-depth N    callee summary nesting limit (default 8)\n"
 		KC_INPUT_USAGE
-		"  -h, --help           this help\n"
+		"  -h, --help           this help (also: \"kcollider help tso\")\n"
 		"\n"
 		"Exit status: 0 when the reports were read, 1 when the code or the\n"
-		"input could not be opened, 2 on a usage error.\n", prog_name);
+		"input could not be opened (the message names it and the cause),\n"
+		"2 on a usage error.\n", prog_name);
 }
 
 static void insn_text(const struct code_src *c, uint64_t ip, char *buf,
@@ -92,15 +97,27 @@ static void insn_text(const struct code_src *c, uint64_t ip, char *buf,
 	snprintf(buf, len, "%s", i >= 0 ? f->insn[i].text : "?");
 }
 
+/*
+ * "func+0xoff" of @ip, names of any length (never cut): valid until the
+ * next call with the same @slot (up to four on one line).
+ */
+static const char *sym(const struct code_src *c, uint64_t ip, int slot)
+{
+	static char *s[4];
+
+	free(s[slot]);
+	s[slot] = code_sym(c, ip);
+	return s[slot] ? s[slot] : "?";
+}
+
 static void point_json(struct json *j, const struct code_src *c,
 		       const char *key, const char *ipkey, uint64_t ip)
 {
-	char buf[160];
+	char buf[PATH_MAX + 32];
 
 	json_obj_begin(j, key);
 	json_hex(j, ipkey, ip);
-	code_symbolize(c, ip, buf, sizeof(buf));
-	json_str(j, "symbol", buf);
+	json_str(j, "symbol", sym(c, ip, 0));
 	insn_text(c, ip, buf, sizeof(buf));
 	json_str(j, "insn", buf);
 	if (code_source_line(c, ip, buf, sizeof(buf)))
@@ -126,8 +143,7 @@ static void witness_json(struct json *j, const struct code_src *c,
 
 		json_obj_begin(j, NULL);
 		json_hex(j, "ip", res->path[i]);
-		code_symbolize(c, res->path[i], buf, sizeof(buf));
-		json_str(j, "symbol", buf);
+		json_str(j, "symbol", sym(c, res->path[i], 0));
 		insn_text(c, res->path[i], buf, sizeof(buf));
 		json_str(j, "insn", buf);
 		json_obj_end(j);
@@ -154,20 +170,22 @@ static void add_insn(struct litmus *t, int th, enum lit_op op, int loc,
 static void make_litmus(const struct kc_report *r, const struct tso_result *res,
 			const struct code_src *c, bool fix, struct litmus *t)
 {
-	char w[96], l[96], qs[96], ql[96];
+	static char *notes[2];	/* the doc string of each variant, names whole */
 	int x, y, eax;
 
 	memset(t, 0, sizeof(*t));
-	code_symbolize(c, res->witness_ip, w, sizeof(w));
-	code_symbolize(c, res->load_ip, l, sizeof(l));
-	code_symbolize(c, res->q.store_ip, qs, sizeof(qs));
-	code_symbolize(c, res->q.load_ip, ql, sizeof(ql));
-	snprintf(t->name, sizeof(t->name), "%.40s+%.40s%s",
+	/* Two kernel symbol names (< KC_SYM_LEN each) fit LIT_NAME_LEN. */
+	snprintf(t->name, sizeof(t->name), "%s+%s%s",
 		 r->acc[res->side].frames[0].func,
 		 r->acc[res->other].frames[0].func, fix ? "+fences" : "");
-	snprintf(t->doc, sizeof(t->doc),
-		 "kcollider: P0 %.40s stores x, %.40s loads y; P1 %.40s stores y, %.40s loads x%s",
-		 w, l, qs, ql, fix ? "; smp_mb() as suggested" : "");
+	free(notes[fix]);
+	if (asprintf(&notes[fix],
+		     "kcollider: P0 %s stores x, %s loads y; P1 %s stores y, %s loads x%s",
+		     sym(c, res->witness_ip, 0), sym(c, res->load_ip, 1),
+		     sym(c, res->q.store_ip, 2), sym(c, res->q.load_ip, 3),
+		     fix ? "; smp_mb() as suggested" : "") < 0)
+		notes[fix] = NULL;
+	t->note = notes[fix];
 	t->nthreads = 2;
 	x = lit_loc(t, "x");	/* the witness store's location */
 	y = lit_loc(t, "y");	/* the raced location */
@@ -214,8 +232,6 @@ static void point_plain(struct json *j, const struct code_src *c,
 static void cycle_json(struct json *j, const struct code_src *c,
 		       const struct tso_result *res)
 {
-	char buf[160];
-
 	if (res->verdict != TSO_SC_VIOLATION) {
 		json_null(j, "cycle");
 		json_null(j, "racer_fence");
@@ -241,8 +257,7 @@ static void cycle_json(struct json *j, const struct code_src *c,
 	}
 	json_obj_begin(j, "racer_fence");
 	json_hex(j, "before_ip", res->q.next_ip);
-	code_symbolize(c, res->q.next_ip, buf, sizeof(buf));
-	json_str(j, "symbol", buf);
+	json_str(j, "symbol", sym(c, res->q.next_ip, 0));
 	json_obj_end(j);
 }
 
@@ -261,16 +276,13 @@ static void litmus_json(struct json *j, const struct lit_out *lo)
 static void load_json(struct json *j, const struct code_src *c,
 		      const struct kc_report *r, const struct tso_result *res)
 {
-	char buf[160];
-
 	if (!res->have_load) {
 		json_null(j, "load");
 		return;
 	}
 	json_obj_begin(j, "load");
 	json_hex(j, "ip", res->load_ip);
-	code_symbolize(c, res->load_ip, buf, sizeof(buf));
-	json_str(j, "symbol", buf);
+	json_str(j, "symbol", sym(c, res->load_ip, 0));
 	json_str(j, "insn", res->load_insn);
 	json_str(j, "role", res->side == kc_report_racer(r) ? "racer" : "sampled");
 	json_obj_end(j);
@@ -279,16 +291,13 @@ static void load_json(struct json *j, const struct code_src *c,
 static void fence_json(struct json *j, const struct code_src *c,
 		       const struct tso_result *res)
 {
-	char buf[160];
-
 	if (!res->have_fence) {
 		json_null(j, "fence");
 		return;
 	}
 	json_obj_begin(j, "fence");
 	json_hex(j, "before_ip", res->fence_ip);
-	code_symbolize(c, res->fence_ip, buf, sizeof(buf));
-	json_str(j, "symbol", buf);
+	json_str(j, "symbol", sym(c, res->fence_ip, 0));
 	json_obj_end(j);
 }
 
@@ -297,7 +306,6 @@ static void result_json(FILE *out, struct tso_ctx *x, const struct kc_report *r,
 {
 	const struct code_src *c = &x->code;
 	struct json j;
-	char buf[160];
 
 	json_init(&j, out);
 	json_obj_begin(&j, NULL);
@@ -318,10 +326,8 @@ static void result_json(FILE *out, struct tso_ctx *x, const struct kc_report *r,
 	}
 	fence_json(&j, c, res);
 	cycle_json(&j, c, res);
-	if (res->have_unknown_ip) {
-		code_symbolize(c, res->unknown_ip, buf, sizeof(buf));
-		json_str(&j, "unknown_at", buf);
-	}
+	if (res->have_unknown_ip)
+		json_str(&j, "unknown_at", sym(c, res->unknown_ip, 0));
 	litmus_json(&j, lo);
 	json_obj_end(&j);
 	json_line_end(&j);
@@ -330,17 +336,16 @@ static void result_json(FILE *out, struct tso_ctx *x, const struct kc_report *r,
 static void point_text(FILE *out, const struct code_src *c, const char *what,
 		       uint64_t ip)
 {
-	char a[160], b[160];
+	char b[160];
 
-	code_symbolize(c, ip, a, sizeof(a));
 	insn_text(c, ip, b, sizeof(b));
-	fprintf(out, "           %-8s %-28s %s\n", what, a, b);
+	fprintf(out, "           %-8s %-28s %s\n", what, sym(c, ip, 0), b);
 }
 
 static void cycle_text(FILE *out, const struct code_src *c,
 		       const struct tso_result *res)
 {
-	char a[160], b[160];
+	const char *a, *b;
 
 	if (res->verdict != TSO_SC_VIOLATION)
 		return;
@@ -356,8 +361,8 @@ static void cycle_text(FILE *out, const struct code_src *c,
 		fprintf(out, "  fix      no single smp_mb() closes every witness path\n");
 		return;
 	}
-	code_symbolize(c, res->fence_ip, a, sizeof(a));
-	code_symbolize(c, res->q.next_ip, b, sizeof(b));
+	a = sym(c, res->fence_ip, 0);
+	b = sym(c, res->q.next_ip, 1);
 	if (res->q.fenced)
 		fprintf(out, "  fix      smp_mb() before %s (the racer has its barrier)\n", a);
 	else
@@ -367,19 +372,17 @@ static void cycle_text(FILE *out, const struct code_src *c,
 static void witness_text(FILE *out, const struct code_src *c,
 			 const struct tso_result *res)
 {
-	char a[160], b[160];
+	char b[PATH_MAX + 32];
 	int i;
 
-	code_symbolize(c, res->witness_ip, a, sizeof(a));
 	insn_text(c, res->witness_ip, b, sizeof(b));
-	fprintf(out, "  witness  %s  %s", a, b);
+	fprintf(out, "  witness  %s  %s", sym(c, res->witness_ip, 0), b);
 	if (code_source_line(c, res->witness_ip, b, sizeof(b)))
 		fprintf(out, "  (%s)", b);
 	fprintf(out, "\n  path     %d instructions:\n", res->path_len);
 	for (i = 0; i < res->path_len; i++) {
-		code_symbolize(c, res->path[i], a, sizeof(a));
 		insn_text(c, res->path[i], b, sizeof(b));
-		fprintf(out, "           %-28s %s\n", a, b);
+		fprintf(out, "           %-28s %s\n", sym(c, res->path[i], 0), b);
 	}
 }
 
@@ -387,26 +390,24 @@ static void result_text(FILE *out, struct tso_ctx *x, const struct kc_report *r,
 			const struct tso_result *res)
 {
 	const struct code_src *c = &x->code;
-	char a[160], b[160];
+	char b[160];
 
 	fprintf(out, "#%lu %s:%d %s\n", x->n, r->source, r->first_line, r->title);
 	fprintf(out, "  verdict  %s (%s): %s\n", tso_verdict_name(res->verdict),
-		res->reason, res->detail);
-	if (res->have_load) {
-		code_symbolize(c, res->load_ip, a, sizeof(a));
-		fprintf(out, "  load     %s  %s\n", a, res->load_insn);
-	}
+		res->reason, res->detail ? res->detail : "");
+	if (res->have_load)
+		fprintf(out, "  load     %s  %s\n", sym(c, res->load_ip, 0),
+			res->load_insn);
 	if (res->have_witness)
 		witness_text(out, c, res);
 	if (res->have_barrier) {
-		code_symbolize(c, res->barrier_ip, a, sizeof(a));
 		insn_text(c, res->barrier_ip, b, sizeof(b));
-		fprintf(out, "  barrier  %s  %s\n", a, b);
+		fprintf(out, "  barrier  %s  %s\n", sym(c, res->barrier_ip, 0), b);
 	}
 	cycle_text(out, c, res);
 	if (res->have_fence && res->verdict == TSO_TRIANGULAR) {
-		code_symbolize(c, res->fence_ip, a, sizeof(a));
-		fprintf(out, "  fence    smp_mb() before %s closes every witness path\n", a);
+		fprintf(out, "  fence    smp_mb() before %s closes every witness path\n",
+			sym(c, res->fence_ip, 0));
 	}
 }
 
@@ -521,16 +522,29 @@ static void summary_line(const struct tso_ctx *x)
 		       v < TSO_NVERDICTS - 1 ? "," : "\n");
 }
 
+/* --max-depth: a whole number, nothing after it, within the limit. */
+static int parse_depth(const char *s, int *depth)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v > TSO_MAX_DEPTH)
+		return -EINVAL;
+	*depth = v;
+	return 0;
+}
+
 int do_tso(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
+		KC_COMMON_LONGOPTS,
 		{ "strict", no_argument, NULL, 's' },
 		{ "litmus", no_argument, NULL, 'l' },
 		{ "vmlinux", required_argument, NULL, 'V' },
 		{ "modules", required_argument, NULL, 'M' },
 		{ "max-depth", required_argument, NULL, 'd' },
-		{ "help", no_argument, NULL, 'h' },
 		KC_INPUT_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -545,14 +559,11 @@ int do_tso(int argc, char **argv)
 	x->opts.max_depth = 8;
 	x->opts.max_frames = KC_MAX_FRAMES;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "jslV:M:d:h" KC_INPUT_OPTS_SHORT,
-				  opts, NULL)) != -1) {
-		if (kc_input_option(&in, opt, optarg))
+	while ((opt = getopt_long(argc, argv, KC_COMMON_OPTS_SHORT "slV:M:d:"
+				  KC_INPUT_OPTS_SHORT, opts, NULL)) != -1) {
+		if (kc_input_option(&in, opt, optarg) || kc_common_option(opt))
 			continue;
 		switch (opt) {
-		case 'j':
-			json_output = true;
-			break;
 		case 's':
 			x->opts.strict = true;
 			break;
@@ -566,7 +577,12 @@ int do_tso(int argc, char **argv)
 			modules = optarg;
 			break;
 		case 'd':
-			x->opts.max_depth = atoi(optarg);
+			if (parse_depth(optarg, &x->opts.max_depth)) {
+				kc_error("tso: --max-depth '%s': not a number from 0 to %d",
+					 optarg, TSO_MAX_DEPTH);
+				free(x);
+				return KC_EXIT_USAGE;
+			}
 			break;
 		case 'h':
 			tso_usage(stdout);
@@ -585,12 +601,19 @@ int do_tso(int argc, char **argv)
 		free(x);
 		return 2;
 	}
+	/* The input first: a wrong file name must not read as a kcore error. */
+	ret = kc_input_check(&in);
+	if (ret) {
+		kc_input_error("tso", &in, ret);
+		free(x);
+		return KC_EXIT_FAIL;
+	}
 	ret = vmlinux ? code_open_elf(&x->code, vmlinux, err, sizeof(err))
 		      : code_open_live(&x->code, err, sizeof(err));
 	if (!ret && modules)
 		ret = code_add_modules(&x->code, modules, err, sizeof(err));
 	if (ret) {
-		fprintf(stderr, "%s: tso: %s\n", prog_name, err);
+		kc_error("tso: %s", err);
 		code_close(&x->code);
 		free(x);
 		return 1;
@@ -599,8 +622,7 @@ int do_tso(int argc, char **argv)
 	ret = kc_input_parse(&in, on_report, x, NULL, NULL);
 	flush_ranked(x);
 	if (ret)
-		fprintf(stderr, "%s: tso: %s: %s\n", prog_name,
-			in.kind == KC_IN_FILE ? in.path : "input", strerror(-ret));
+		kc_input_error("tso", &in, ret);
 	else if (!json_output)
 		summary_line(x);
 	tso_cache_free();

@@ -70,6 +70,14 @@
 #define KC_REPORT_RULE \
 	"=================================================================="
 #define KC_REPORT_TITLE "BUG: KCOLLIDER: data-race in "
+/*
+ * report_style=kcsan: KCSAN's title, which syzkaller files as
+ * KCSAN-DATARACE; a benign race printed in full (benign_full) gets a header
+ * without "BUG:", so no crash parser takes it for a crash. kcollider's own
+ * lines keep their "kcollider: " prefix, which KCSAN tooling skips.
+ */
+#define KC_REPORT_TITLE_KCSAN "BUG: KCSAN: data-race in "
+#define KC_REPORT_TITLE_BENIGN "KCOLLIDER: benign data-race in "
 #define KC_REPORT_UNKNOWN_ORIGIN "race at unknown origin, with "
 #define KC_REPORT_VALUE "value changed: "
 #define KC_REPORT_TOOL_LINE "kcollider: "

@@ -3,10 +3,13 @@
  * The kcollider command line, end to end: exit codes, JSON lines and the
  * JSON contract of "tso" that other tools rely on.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "kselftest_harness.h"
 
@@ -120,6 +123,243 @@ TEST(litmus_command)
 			 out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "{\"test\":\"SB\",\"tso\":true,\"sc\":false"));
 	EXPECT_NE(NULL, strstr(out, "{\"test\":\"MP\",\"tso\":false,\"sc\":false"));
+}
+
+/*
+ * A scratch directory whose path is longer than @min characters, made of
+ * nested 50-character components under a mkdtemp() directory.
+ */
+static char *long_dir(size_t min)
+{
+	static const char seg[] = "/a_directory_name_of_fifty_characters_for_testing_";
+	char *path = malloc(min + 2 * sizeof(seg) + 32);
+
+	if (!path)
+		return NULL;
+	strcpy(path, "/tmp/kc_cli_XXXXXX");
+	if (!mkdtemp(path))
+		return NULL;
+	while (strlen(path) <= min) {
+		strcat(path, seg);
+		if (mkdir(path, 0700))
+			return NULL;
+	}
+	return path;
+}
+
+static char cmd[1 << 14];
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* The CLI names files by their whole path, however long (issue 13). */
+TEST(fixture_path_longer_than_200)
+{
+	char *dir = long_dir(200), expect[1024];
+
+	ASSERT_NE(NULL, dir);
+	ASSERT_GT(strlen(dir), 200);
+	snprintf(cmd, sizeof(cmd), "cp " FX "/reports/bad.log %s/ && " KC
+		 " report %s/bad.log 2>&1 >/dev/null", dir, dir);
+	ASSERT_EQ(0, run(cmd, out, sizeof(out)));
+	snprintf(expect, sizeof(expect),
+		 "kcollider: %s/bad.log:6: malformed report (begins at line 2)",
+		 dir);
+	EXPECT_NE(NULL, strstr(out, expect)) TH_LOG("%s", out);
+	snprintf(cmd, sizeof(cmd), KC " --json report %s/bad.log 2>/dev/null", dir);
+	ASSERT_EQ(0, run(cmd, out, sizeof(out)));
+	snprintf(expect, sizeof(expect), "\"source\":\"%s/bad.log\"", dir);
+	EXPECT_NE(NULL, strstr(out, expect)) TH_LOG("%s", out);
+	snprintf(cmd, sizeof(cmd), "rm -r /tmp/%.*s", 13, dir + 5);
+	system(cmd);
+	free(dir);
+}
+
+/* A report whose racing functions have names of @len characters. */
+static void write_long_name_report(FILE *f, size_t len)
+{
+	char *name = malloc(len + 1);
+
+	memset(name, 'r', len);
+	name[len] = '\0';
+	memcpy(name, "_R", 2);	/* Rust symbols are the long ones */
+	fprintf(f, "==================================================================\n"
+		"BUG: KCSAN: data-race in %s / b\n\n"
+		"read to 0xffff888003a1c000 of 4 bytes by task 10 on cpu 0:\n"
+		" %s+0x10/0x40 [a_module]\n\n"
+		"write to 0xffff888003a1c000 of 4 bytes by task 11 on cpu 1:\n"
+		" b+0x4/0x40\n\n"
+		"==================================================================\n",
+		name, name);
+	free(name);
+}
+
+TEST(symbol_names_never_cut)
+{
+	char *dir = long_dir(0), path[256], *name;
+	FILE *f;
+
+	ASSERT_NE(NULL, dir);
+	/* 500 characters: within KSYM_NAME_LEN, kept whole. */
+	snprintf(path, sizeof(path), "%s/long.log", dir);
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	write_long_name_report(f, 500);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), KC " --json report %s", path);
+	ASSERT_EQ(0, run(cmd, out, sizeof(out)));
+	name = malloc(600);
+	memset(name, 'r', 500);
+	memcpy(name, "_R", 2);
+	strcpy(name + 500, "+0x10/0x40 [a_module]\"");
+	EXPECT_NE(NULL, strstr(out, name)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"status\":\"ok\""));
+	/* 600: longer than the kernel can print: malformed, said so, not cut. */
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	write_long_name_report(f, 600);
+	fclose(f);
+	ASSERT_EQ(0, run(cmd, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "\"error\":\"symbol name longer than the kernel allows\""))
+		TH_LOG("%s", out);
+	/* The whole name still in the title: 600 + " / b". */
+	name = realloc(name, 700);
+	memset(name, 'r', 620);
+	memcpy(name, "\"title\":\"_R", 11);
+	strcpy(name + 609, " / b\"");
+	EXPECT_NE(NULL, strstr(out, name)) TH_LOG("%s", out);
+	unlink(path);
+	rmdir(dir);
+	free(name);
+	free(dir);
+}
+
+TEST(help_everywhere)
+{
+	static const char * const cmds[] = { "report", "tso", "litmus", "status",
+					     "version", "help" };
+	char a[8192];
+	size_t i;
+
+	ASSERT_EQ(0, run(KC " help", out, sizeof(out)));
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+		EXPECT_NE(NULL, strstr(out, cmds[i])) TH_LOG("command %zu", i);
+	for (i = 0; i < ARRAY_SIZE(cmds) - 1; i++) {
+		/* "help CMD", "CMD help" and "CMD --help": the same text. */
+		snprintf(cmd, sizeof(cmd), KC " %s --help", cmds[i]);
+		ASSERT_EQ(0, run(cmd, a, sizeof(a))) TH_LOG("%s", cmds[i]);
+		EXPECT_EQ(0, strncmp(a, "Usage: kcollider ", 17)) TH_LOG("%s", a);
+		EXPECT_NE(NULL, strstr(a, "Exit status: 0")) TH_LOG("%s", cmds[i]);
+		EXPECT_NE(NULL, strstr(a, "-p, --pretty")) TH_LOG("%s", cmds[i]);
+		snprintf(cmd, sizeof(cmd), KC " help %s", cmds[i]);
+		ASSERT_EQ(0, run(cmd, out, sizeof(out)));
+		EXPECT_STREQ(a, out);
+		snprintf(cmd, sizeof(cmd), KC " %s help", cmds[i]);
+		ASSERT_EQ(0, run(cmd, out, sizeof(out)));
+		EXPECT_STREQ(a, out);
+	}
+	/* status --help must not read sysfs, version --help not print it. */
+	ASSERT_EQ(0, run("KCOLLIDER_SYSFS=/nonexistent " KC " status --help 2>&1",
+			 out, sizeof(out)));
+	EXPECT_EQ(NULL, strstr(out, "/nonexistent"));
+	ASSERT_EQ(0, run(KC " version --help", out, sizeof(out)));
+	EXPECT_EQ(NULL, strstr(out, "kcollider 0."));
+	ASSERT_EQ(0, run(KC " -V", a, sizeof(a)));
+	ASSERT_EQ(0, run(KC " --version", out, sizeof(out)));
+	EXPECT_STREQ(a, out);
+	EXPECT_EQ(0, strncmp(out, "kcollider ", 10));
+	EXPECT_EQ(2, run(KC " help nosuchcommand 2>/dev/null", out, sizeof(out)));
+	EXPECT_EQ(2, run(KC " nosuchcommand 2>/dev/null", out, sizeof(out)));
+}
+
+TEST(errors_name_the_file_and_cause)
+{
+	EXPECT_EQ(1, run(KC " report /tmp 2>&1", out, sizeof(out)));
+	EXPECT_STREQ("kcollider: report: /tmp: Is a directory\n", out);
+	/* The input is checked before the code: no kcore complaint first. */
+	EXPECT_EQ(1, run(KC " tso /nonexistent 2>&1", out, sizeof(out)));
+	EXPECT_STREQ("kcollider: tso: /nonexistent: No such file or directory\n", out);
+	EXPECT_EQ(1, run(KC " litmus /nonexistent 2>&1", out, sizeof(out)));
+	EXPECT_STREQ("kcollider: litmus: /nonexistent: No such file or directory\n", out);
+	EXPECT_EQ(2, run(KC " tso -d abc " FX "/tso/sb.log 2>&1", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "--max-depth 'abc'")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run(KC " tso -d 5x " FX "/tso/sb.log 2>/dev/null", out, sizeof(out)));
+	EXPECT_EQ(1, run("KCOLLIDER_SYSFS=/nonexistent " KC " status 2>&1", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "/nonexistent: No such file or directory")) TH_LOG("%s", out);
+}
+
+/* -K without CAP_SYSLOG under kernel.dmesg_restrict=1 says why. */
+TEST(kmsg_error_names_dmesg_restrict)
+{
+	FILE *f = fopen("/proc/sys/kernel/dmesg_restrict", "r");
+	int restrict_on = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &restrict_on) != 1)
+			restrict_on = 0;
+		fclose(f);
+	}
+	/* Root drops CAP_SYSLOG with setpriv; others cannot read it anyway. */
+	if (restrict_on != 1 || geteuid() || run("command -v setpriv", out, sizeof(out)))
+		SKIP(return, "needs root, kernel.dmesg_restrict=1 and setpriv");
+	EXPECT_EQ(1, run("setpriv --bounding-set=-syslog --inh-caps=-syslog "
+			 KC " report -K 2>&1", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "kcollider: report: /dev/kmsg: "));
+	EXPECT_NE(NULL, strstr(out, "kernel.dmesg_restrict=1")) TH_LOG("%s", out);
+}
+
+TEST(json_errors_and_pretty)
+{
+	/* Under -j the error is JSON, on stdout, and the status stays 1. */
+	EXPECT_EQ(1, run(KC " -j report /nonexistent 2>/dev/null", out, sizeof(out)));
+	EXPECT_STREQ("{\"error\":\"report: /nonexistent: No such file or directory\"}\n", out);
+	EXPECT_EQ(2, run(KC " tso -j -d x " FX "/tso/sb.log 2>/dev/null", out, sizeof(out)));
+	EXPECT_TRUE(starts_with(out, "{\"error\":\"tso: --max-depth")) TH_LOG("%s", out);
+	ASSERT_EQ(0, run(KC " version -p", out, sizeof(out)));
+	EXPECT_TRUE(starts_with(out, "{\n  \"version\": \"")) TH_LOG("%s", out);
+	ASSERT_EQ(0, run(KC " -p litmus " FX "/litmus/SB.litmus", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "\n  \"test\": \"SB\",\n")) TH_LOG("%s", out);
+}
+
+/* The kcollider object has numbers where the report has numbers. */
+TEST(json_numbers_are_numbers)
+{
+	ASSERT_EQ(0, run(KC " --json report " FX "/reports/kcollider_two_sided.log",
+			 out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "\"access\":\"read-write\",\"size\":4}")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"window_us\":812,\"armed\":\"4/4\""));
+	EXPECT_NE(NULL, strstr(out, "\"seq\":{\"value\":17}"));
+	/* Addresses stay strings, as at the top level (beyond 2^53). */
+	EXPECT_NE(NULL, strstr(out, "\"ip\":\"0xffffffffc0a0000c\""));
+	EXPECT_EQ(NULL, strstr(out, "\":\"4\""));
+}
+
+TEST(status_table_and_nested_json)
+{
+	char *dir = long_dir(0);
+
+	ASSERT_NE(NULL, dir);
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s && printf '1\\n' > enabled && printf '200\\n' > sample_rate && "
+		 "printf 'locked-racer on\\nother-bits off\\n' > filters && "
+		 "printf 'sites 340\\nfired 12\\n' > stats && : > targets && "
+		 "KCOLLIDER_SYSFS=%s " KC " status", dir, dir);
+	ASSERT_EQ(0, run(cmd, out, sizeof(out)));
+	/* Every line of a list indented, not just the first. */
+	EXPECT_NE(NULL, strstr(out, "filters:\n  locked-racer on\n  other-bits off\n"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "stats:\n  sites 340\n  fired 12\n"));
+	EXPECT_NE(NULL, strstr(out, "enabled          1\n"));
+	snprintf(cmd, sizeof(cmd), "KCOLLIDER_SYSFS=%s " KC " -j status", dir);
+	ASSERT_EQ(0, run(cmd, out, sizeof(out)));
+	EXPECT_STREQ("{\"enabled\":1,\"filters\":{\"locked-racer\":true,\"other-bits\":false},"
+		     "\"sample_rate\":200,\"stats\":{\"sites\":340,\"fired\":12},"
+		     "\"targets\":{}}\n", out);
+	snprintf(cmd, sizeof(cmd), "rm -r %s", dir);
+	system(cmd);
+	free(dir);
 }
 
 TEST_HARNESS_MAIN

@@ -76,6 +76,24 @@ struct kc_r7_obj {
 
 static struct kc_r7_obj *kc_r7_obj;
 
+/*
+ * F1: an object from a slab cache of its own, the raced field nested in
+ * it: "kcollider report --btf" names it from the cache name (issue 13).
+ */
+struct kc_f1_stats {
+	u64 reads;
+	unsigned int writes;
+};
+
+struct kc_f1_obj {
+	u64 id;
+	struct kc_f1_stats stats;
+	int pad[4];
+};
+
+static struct kmem_cache *kc_f1_cache;
+static struct kc_f1_obj *kc_f1_obj;
+
 /* N7: objects of one kmalloc size, reused across threads. */
 struct kc_n7_obj {
 	u64 owner;
@@ -255,6 +273,34 @@ static void kc_r7_incer(void)
 static void kc_r7_reader(void)
 {
 	WRITE_ONCE(kc_sink, kc_r7_read_field(kc_r7_obj));
+}
+
+/* ---- F1: a nested field of an object from a named cache ---- */
+
+noinline void kc_f1_inc_writes(struct kc_f1_obj *o)
+{
+	o->stats.writes++;
+}
+
+noinline unsigned int kc_f1_read_writes(struct kc_f1_obj *o)
+{
+	return o->stats.writes;
+}
+
+static void kc_f1_incer(void)
+{
+	kc_f1_inc_writes(kc_f1_obj);
+}
+
+static void kc_f1_reader(void)
+{
+	WRITE_ONCE(kc_sink, kc_f1_read_writes(kc_f1_obj));
+}
+
+/* A cache with a constructor is never merged into another of its size. */
+static void kc_f1_ctor(void *p)
+{
+	memset(p, 0, sizeof(struct kc_f1_obj));
 }
 
 /* ---- R8: a writer through a second mapping, invisible to the watch ---- */
@@ -735,6 +781,7 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "r5", { kc_r5_task_body }, { 0 }, kc_r5_stop },
 	{ "r6", { kc_r6_task_write, kc_r6_timer_owner }, { 0, 1 }, kc_r6_stop },
 	{ "r7", { kc_r7_incer, kc_r7_reader }, { 0, 1 } },
+	{ "f1", { kc_f1_incer, kc_f1_reader }, { 0, 1 } },
 	{ "r8", { kc_r8_reader, kc_r8_write_alias }, { 0, 1 } },
 	{ "r9", { kc_r9_thread0, kc_r9_thread1 }, { 0, 1 } },
 	{ "r10", { kc_r10_producer, kc_r10_consumer }, { 0, 1 } },
@@ -876,6 +923,8 @@ static int kc_facts_show(struct seq_file *m, void *v)
 	kc_fact_addr(m, "r7_field", &kc_r7_obj->field);
 	seq_printf(m, "r7_offset %zu\n", offsetof(struct kc_r7_obj, field));
 	seq_printf(m, "r7_ksize %zu\n", ksize(kc_r7_obj));
+	seq_printf(m, "f1_offset %zu\n", offsetof(struct kc_f1_obj, stats.writes));
+	seq_printf(m, "f1_field_size %zu\n", sizeof(kc_f1_obj->stats.writes));
 	kc_fact_addr(m, "r8_direct", kc_r8_direct);
 	kc_fact_addr(m, "r8_alias", kc_r8_alias);
 	seq_printf(m, "n7_size %zu\n", sizeof(struct kc_n7_obj));
@@ -890,9 +939,16 @@ static int __init kc_planted_init(void)
 	kc_r7_obj = kzalloc(sizeof(*kc_r7_obj), GFP_KERNEL);
 	if (!kc_r7_obj)
 		return -ENOMEM;
+	kc_f1_cache = kmem_cache_create("kc_f1_obj", sizeof(struct kc_f1_obj),
+					0, 0, kc_f1_ctor);
+	if (!kc_f1_cache)
+		goto free_r7;
+	kc_f1_obj = kmem_cache_alloc(kc_f1_cache, GFP_KERNEL);
+	if (!kc_f1_obj)
+		goto free_f1_cache;
 	kc_r8_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
 	if (!kc_r8_page)
-		goto free_r7;
+		goto free_f1;
 	kc_r8_direct = page_address(kc_r8_page);
 	kc_r8_alias = vmap(&kc_r8_page, 1, VM_MAP, PAGE_KERNEL);
 	if (!kc_r8_alias)
@@ -910,6 +966,10 @@ static int __init kc_planted_init(void)
 
 free_r8:
 	__free_page(kc_r8_page);
+free_f1:
+	kmem_cache_free(kc_f1_cache, kc_f1_obj);
+free_f1_cache:
+	kmem_cache_destroy(kc_f1_cache);
 free_r7:
 	kfree(kc_r7_obj);
 	return -ENOMEM;
@@ -922,6 +982,8 @@ static void __exit kc_planted_exit(void)
 	hrtimer_cancel(&kc_r6_timer);
 	vunmap(kc_r8_alias);
 	__free_page(kc_r8_page);
+	kmem_cache_free(kc_f1_cache, kc_f1_obj);
+	kmem_cache_destroy(kc_f1_cache);
 	kfree(kc_r7_obj);
 }
 

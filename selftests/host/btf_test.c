@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Field names through BTF (kcollider report --btf), against bpftool: the
+ * fixture's BTF (gcc -g, pahole) is dumped with "bpftool btf dump file ...
+ * format raw", the dump is parsed here and walked independently of the
+ * CLI's libbpf code, and for every byte of the object the CLI's member
+ * path, offset and size must equal the oracle's.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#define KC KC_TOP "/user/kcollider"
+#define MAX_TYPES 64
+#define MAX_MEMBERS 16
+
+/* One type of bpftool's raw dump. */
+struct o_type {
+	char kind[16], name[64];
+	long size, type_id, nr_elems;
+	int nmembers;
+	struct { char name[64]; long type_id, bits, bitfield; } m[MAX_MEMBERS];
+};
+
+static struct o_type types[MAX_TYPES];
+static char out[1 << 20];
+
+static int run(const char *cmd, char *buf, size_t len)
+{
+	FILE *p = popen(cmd, "r");
+	size_t n;
+	int st;
+
+	if (!p)
+		return -1;
+	n = fread(buf, 1, len - 1, p);
+	buf[n] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static long field(const char *line, const char *key)
+{
+	const char *p = strstr(line, key);
+
+	return p ? strtol(p + strlen(key), NULL, 10) : -1;
+}
+
+/* Parse "bpftool btf dump file F format raw" into types[]. */
+static int load_oracle(void)
+{
+	char *line, *save = NULL;
+	struct o_type *t = NULL;
+	long id;
+
+	if (run("bpftool btf dump file " KC_BTF_FIXTURE " format raw", out, sizeof(out)))
+		return -1;
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] == '[') {
+			id = strtol(line + 1, NULL, 10);
+			if (id <= 0 || id >= MAX_TYPES)
+				return -1;
+			t = &types[id];
+			if (sscanf(strchr(line, ' ') + 1, "%15s '%63[^']'", t->kind,
+				   t->name) != 2)
+				return -1;
+			t->size = field(line, " size=");
+			t->type_id = field(line, " type_id=");
+			t->nr_elems = field(line, " nr_elems=");
+		} else if (t && line[0] == '\t' && t->nmembers < MAX_MEMBERS) {
+			int k = t->nmembers++;
+
+			if (sscanf(line, "\t'%63[^']'", t->m[k].name) != 1)
+				return -1;
+			t->m[k].type_id = field(line, " type_id=");
+			t->m[k].bits = field(line, " bits_offset=");
+			t->m[k].bitfield = field(line, " bitfield_size=");
+		}
+	}
+	return 0;
+}
+
+static long o_find(const char *kind, const char *name)
+{
+	long i;
+
+	for (i = 1; i < MAX_TYPES; i++)
+		if (!strcmp(types[i].kind, kind) && !strcmp(types[i].name, name))
+			return i;
+	return -1;
+}
+
+static long o_size(long id)
+{
+	const struct o_type *t = &types[id];
+
+	if (!strcmp(t->kind, "ARRAY"))
+		return t->nr_elems * o_size(t->type_id);
+	if (!strcmp(t->kind, "CONST") || !strcmp(t->kind, "VOLATILE") ||
+	    !strcmp(t->kind, "TYPEDEF"))
+		return o_size(t->type_id);
+	return t->size;
+}
+
+/* The oracle's walk: member path of byte @off in type @id. */
+static bool o_walk(long id, long off, long base, char *path, long *foff, long *fsize)
+{
+	const struct o_type *t = &types[id];
+	int k;
+
+	if (!strcmp(t->kind, "STRUCT") || !strcmp(t->kind, "UNION")) {
+		for (k = 0; k < t->nmembers; k++) {
+			long start = t->m[k].bits / 8;
+			long sz = t->m[k].bitfield > 0 ?
+				  (t->m[k].bits % 8 + t->m[k].bitfield + 7) / 8 :
+				  o_size(t->m[k].type_id);
+
+			if (off < start || off >= start + sz)
+				continue;
+			if (strcmp(t->m[k].name, "(anon)"))
+				sprintf(path + strlen(path), "%s%s", *path ? "." : "",
+					t->m[k].name);
+			if (t->m[k].bitfield > 0) {
+				*foff = base + start;
+				*fsize = sz;
+				return true;
+			}
+			return o_walk(t->m[k].type_id, off - start, base + start,
+				      path, foff, fsize);
+		}
+		return false;
+	}
+	if (!strcmp(t->kind, "ARRAY")) {
+		long esz = o_size(t->type_id);
+
+		sprintf(path + strlen(path), "[%ld]", off / esz);
+		return o_walk(t->type_id, off % esz, base + off / esz * esz,
+			      path, foff, fsize);
+	}
+	*foff = base;
+	*fsize = o_size(id);
+	return true;
+}
+
+/* A log of one report per byte of the object, in cache @cache. */
+static char *write_log(const char *cache, long obj_size, long nbytes)
+{
+	static char path[32];
+	FILE *f;
+	long off;
+	int fd;
+
+	strcpy(path, "/tmp/kc_btf_XXXXXX");
+	fd = mkstemp(path);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f)
+		return NULL;
+	for (off = 0; off < nbytes; off++)
+		fprintf(f, "==================================================================\n"
+			"BUG: KCOLLIDER: data-race in kc_btf_use / kc_btf_use\n\n"
+			"read to 0xffff888003a1c%03lx of 1 bytes by task 10 on cpu 0:\n"
+			" kc_btf_use+0x10/0x40\n\n"
+			"write to 0xffff888003a1c%03lx of 1 bytes by task 11 on cpu 1:\n"
+			" kc_btf_use+0x4/0x40\n\n"
+			"kcollider: object: slab cache=%s start=0xffff888003a1c000 "
+			"offset=%ld size=%ld\n"
+			"==================================================================\n",
+			off, off, cache, off, obj_size);
+	fclose(f);
+	return path;
+}
+
+/* Report @n's "object" member of the CLI's JSON lines. */
+static const char *nth_object(const char *json, long n)
+{
+	const char *p = json;
+
+	while (n-- > 0 && p)
+		p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL;
+	return p;
+}
+
+static void check_every_byte(struct __test_metadata *_metadata, const char *cache,
+			     long type, const char *by)
+{
+	long size = o_size(type), off, foff, fsize;
+	char cmd[512], expect[512], path[256];
+	const char *log = write_log(cache, size, size), *line;
+
+	ASSERT_NE(NULL, log);
+	snprintf(cmd, sizeof(cmd), KC " -j report --btf " KC_BTF_FIXTURE " %s", log);
+	ASSERT_EQ(0, run(cmd, out, sizeof(out)));
+	unlink(log);
+	for (off = 0; off < size; off++) {
+		path[0] = '\0';
+		foff = off;
+		fsize = 0;
+		if (!o_walk(type, off, 0, path, &foff, &fsize))
+			path[0] = '\0', foff = off, fsize = 0;	/* padding */
+		snprintf(expect, sizeof(expect),
+			 "\"object\":{\"type\":\"struct %s\",\"field\":\"%s\",\"field_offset\":%ld,"
+			 "\"field_size\":%ld,\"offset\":%ld,\"cache\":\"%s\",\"by\":\"%s\"}}",
+			 types[type].name, path, foff, fsize, off, cache, by);
+		line = nth_object(out, off);
+		ASSERT_NE(NULL, line);
+		EXPECT_EQ(0, strncmp(strstr(line, "\"object\":{\"type\"") ?: "", expect,
+				     strlen(expect)))
+			TH_LOG("offset %ld: want %s\n%.600s", off, expect, line);
+	}
+}
+
+TEST(dedicated_cache_every_byte_as_bpftool_says)
+{
+	long obj;
+
+	ASSERT_EQ(0, load_oracle());
+	obj = o_find("STRUCT", "kc_btf_obj");
+	ASSERT_GT(obj, 0);
+	check_every_byte(_metadata, "kc_btf_obj", obj, "cache-name");
+}
+
+/* kmalloc: the type comes from the racing function's pointer arguments. */
+TEST(kmalloc_cache_type_from_the_arguments)
+{
+	long msg, obj;
+
+	ASSERT_EQ(0, load_oracle());
+	msg = o_find("STRUCT", "kc_btf_msg");
+	obj = o_find("STRUCT", "kc_btf_obj");
+	ASSERT_GT(msg, 0);
+	ASSERT_GT(obj, 0);
+	/* 128 bytes: kc_btf_obj (64) would sit in kmalloc-64, the message fits. */
+	check_every_byte(_metadata, "kmalloc-128", msg, "arguments");
+	check_every_byte(_metadata, "kmalloc-64", obj, "arguments");
+}
+
+TEST(no_fitting_type_no_field)
+{
+	char cmd[512];
+	const char *log;
+
+	/* Nothing of 32 bytes or less: no guess at all. */
+	log = write_log("kmalloc-32", 32, 1);
+	ASSERT_NE(NULL, log);
+	snprintf(cmd, sizeof(cmd), KC " -j report --btf " KC_BTF_FIXTURE " %s", log);
+	ASSERT_EQ(0, run(cmd, out, sizeof(out)));
+	unlink(log);
+	EXPECT_EQ(NULL, strstr(out, "\"object\":{\"type\""));
+	EXPECT_EQ(1, run(KC " report --btf /nonexistent /dev/null 2>&1", out, sizeof(out)));
+	EXPECT_STREQ("kcollider: report: --btf /nonexistent: No such file or directory\n", out);
+}
+
+TEST_HARNESS_MAIN

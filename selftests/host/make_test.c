@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The top-level Makefile as a user meets it (issue 13): "make check" and
+ * "make run" as the first command on a fresh machine (a scratch SYSROOT
+ * whose kernel headers appear only while "make deps" runs), "make install"
+ * into DESTDIR/PREFIX, the DKMS source tree, the man pages and the bash
+ * completion.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <kcollider/version.h>
+#include "kselftest_harness.h"
+
+/* A make of the tree as a user would start it: nothing from our make. */
+#define MAKE_V "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u KDIR -u KREL -u VM_IMAGE make --no-print-directory -C " KC_TOP
+#define MAKE "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u KDIR -u KREL -u VM_IMAGE make -s --no-print-directory -C " KC_TOP
+
+static char out[1 << 16], cmd[8192];
+
+static int run(const char *c)
+{
+	FILE *p = popen(c, "r");
+	size_t n;
+	int st;
+
+	if (!p)
+		return -1;
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static bool exists(const char *dir, const char *rel)
+{
+	char path[4096];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s%s", dir, rel);
+	return !stat(path, &st);
+}
+
+static char *scratch(void)
+{
+	char *d = strdup("/tmp/kc_make_XXXXXX");
+
+	return d && mkdtemp(d) ? d : NULL;
+}
+
+/* Only for the timeouts: builds and makes take longer than 30 s. */
+FIXTURE(mk) {
+	int unused;
+};
+
+FIXTURE_SETUP(mk)
+{
+}
+
+FIXTURE_TEARDOWN(mk)
+{
+}
+
+static void cleanup(const char *dir)
+{
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	system(cmd);
+}
+
+/*
+ * A fresh machine: no build tree until deps "installs" one (a stub kbuild
+ * and utsrelease.h). check and run must find it in the same command.
+ */
+static void fresh_machine(struct __test_metadata *_metadata, const char *target,
+			  const char *var)
+{
+	char *root = scratch(), hdr[512], path[600];
+	FILE *f;
+
+	ASSERT_NE(NULL, root);
+	snprintf(hdr, sizeof(hdr), "%s/usr/src/linux-headers-9.9.9-1-amd64", root);
+	snprintf(path, sizeof(path), "%s/deps.sh", root);
+	f = fopen(path, "w");
+	ASSERT_NE(NULL, f);
+	fprintf(f, "mkdir -p %s/include/generated\n"
+		"printf 'modules:\\n\\t@:\\n' > %s/Makefile\n"
+		"echo '#define UTS_RELEASE \"9.9.9-1-amd64\"' > %s/include/generated/utsrelease.h\n",
+		hdr, hdr, hdr);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+		 MAKE " SYSROOT=%s DEPS_CMD='sh %s' "
+		 "%s='sh -c \"echo KDIR=\\$$KDIR KREL=\\$$KREL VM_IMAGE=\\$$VM_IMAGE\"' %s 2>&1",
+		 root, path, var, target);
+	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
+	snprintf(cmd, sizeof(cmd), "KDIR=%s KREL=9.9.9-1-amd64 VM_IMAGE=/boot/vmlinuz-9.9.9-1-amd64\n",
+		 hdr);
+	EXPECT_NE(NULL, strstr(out, cmd)) TH_LOG("%s", out);
+	cleanup(root);
+	free(root);
+}
+
+TEST_F_TIMEOUT(mk, check_is_a_valid_first_command, 300)
+{
+	fresh_machine(_metadata, "check", "CHECK_CMD");
+}
+
+TEST_F_TIMEOUT(mk, run_is_a_valid_first_command, 300)
+{
+	fresh_machine(_metadata, "run", "RUN_CMD");
+}
+
+/* Without headers, even after deps: the error says what to do. */
+TEST_F_TIMEOUT(mk, no_build_tree_is_a_clear_error, 300)
+{
+	char *root = scratch();
+
+	ASSERT_NE(NULL, root);
+	snprintf(cmd, sizeof(cmd), MAKE " SYSROOT=%s DEPS_CMD=true CHECK_CMD=true check 2>&1",
+		 root);
+	EXPECT_NE(0, run(cmd));
+	EXPECT_NE(NULL, strstr(out, "kcollider: no kernel build tree for flavour 'amd64'"))
+		TH_LOG("%s", out);
+	cleanup(root);
+	free(root);
+}
+
+TEST_F_TIMEOUT(mk, install_honours_destdir_and_prefix, 300)
+{
+	static const char * const files[] = {
+		"/usr/sbin/kcollider", "/usr/share/man/man8/kcollider.8",
+		"/usr/share/man/man8/kcollider-report.8",
+		"/usr/share/man/man8/kcollider-tso.8",
+		"/usr/share/man/man8/kcollider-litmus.8",
+		"/usr/share/man/man8/kcollider-status.8",
+		"/usr/share/man/man8/kcollider-version.8",
+		"/usr/share/man/man4/kcollider.ko.4",
+		"/usr/share/bash-completion/completions/kcollider",
+		"/usr/share/doc/kcollider/LICENSE",
+	};
+	char *dest = scratch(), krel[256], rel[512];
+	size_t i;
+
+	ASSERT_NE(NULL, dest);
+	ASSERT_EQ(0, run(MAKE " print-krel"));
+	ASSERT_EQ(1, sscanf(out, "KREL=%255s", krel)) TH_LOG("%s", out);
+	/* Not silent: the commands it runs are checked. */
+	snprintf(cmd, sizeof(cmd), MAKE_V " install DESTDIR=%s PREFIX=/usr 2>&1", dest);
+	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
+	for (i = 0; i < ARRAY_SIZE(files); i++)
+		EXPECT_TRUE(exists(dest, files[i])) TH_LOG("file %zu missing", i);
+	snprintf(rel, sizeof(rel), "/lib/modules/%s/updates/kcollider.ko", krel);
+	EXPECT_TRUE(exists(dest, rel)) TH_LOG("%s missing", rel);
+	/* Nothing outside DESTDIR: depmod did not run on the host. */
+	EXPECT_NE(NULL, strstr(out, "install -D -m 0755 user/kcollider"));
+	EXPECT_EQ(NULL, strstr(out, "depmod"));
+	snprintf(cmd, sizeof(cmd), "%s/usr/sbin/kcollider --version", dest);
+	ASSERT_EQ(0, run(cmd));
+	EXPECT_STREQ("kcollider " KCOLLIDER_VERSION "\n", out);
+	snprintf(cmd, sizeof(cmd), MAKE " uninstall DESTDIR=%s PREFIX=/usr 2>&1", dest);
+	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
+	EXPECT_FALSE(exists(dest, files[0]));
+	cleanup(dest);
+	free(dest);
+}
+
+/* The DKMS tree: the detector's sources only, version filled in, builds. */
+TEST_F_TIMEOUT(mk, dkms_source_tree_builds, 600)
+{
+	char *dest = scratch(), rel[512], kdir[4096];
+
+	ASSERT_NE(NULL, dest);
+	snprintf(cmd, sizeof(cmd), MAKE " dkms-src DESTDIR=%s 2>&1", dest);
+	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
+	snprintf(rel, sizeof(rel), "/usr/src/kcollider-%s/dkms.conf", KCOLLIDER_VERSION);
+	ASSERT_TRUE(exists(dest, rel));
+	snprintf(cmd, sizeof(cmd), "grep -c 'PACKAGE_VERSION=\"%s\"' %s%s",
+		 KCOLLIDER_VERSION, dest, rel);
+	EXPECT_EQ(0, run(cmd));
+	snprintf(rel, sizeof(rel), "/usr/src/kcollider-%s/selftests", KCOLLIDER_VERSION);
+	EXPECT_FALSE(exists(dest, rel));
+	/* As dkms.conf's MAKE line does it. */
+	ASSERT_EQ(0, run(MAKE " print-kdir"));
+	ASSERT_EQ(1, sscanf(out, "KDIR=%4095s", kdir)) TH_LOG("%s", out);
+	snprintf(cmd, sizeof(cmd),
+		 "env -u MAKEFLAGS -u MAKELEVEL make -s -C %s M=%s/usr/src/kcollider-%s modules 2>&1",
+		 kdir, dest, KCOLLIDER_VERSION);
+	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
+	snprintf(rel, sizeof(rel), "/usr/src/kcollider-%s/kmod/kcollider.ko", KCOLLIDER_VERSION);
+	EXPECT_TRUE(exists(dest, rel));
+	cleanup(dest);
+	free(dest);
+}
+
+/* Every man page renders without a warning from groff. */
+TEST(man_pages_render)
+{
+	ASSERT_EQ(0, run("cd " KC_TOP "/man && for f in *.[48]; do "
+			 "groff -man -Tutf8 -ww -z $f 2>&1; done"));
+	EXPECT_STREQ("", out);
+	ASSERT_EQ(0, run("ls " KC_TOP "/man"));
+	EXPECT_NE(NULL, strstr(out, "kcollider.ko.4\n"));
+}
+
+/* Each command of "kcollider help" has a man page and a completion. */
+TEST(every_command_has_a_man_page_and_completion)
+{
+	char help[4096], *line, *save = NULL, name[64], path[512];
+	int n = 0;
+
+	ASSERT_EQ(0, run(KC_TOP "/user/kcollider help"));
+	strcpy(help, out);
+	line = strstr(help, "COMMANDS:\n");
+	ASSERT_NE(NULL, line);
+	for (line = strtok_r(line + 10, "\n", &save); line && line[0] == ' ';
+	     line = strtok_r(NULL, "\n", &save)) {
+		ASSERT_EQ(1, sscanf(line, " %63s", name));
+		if (!strcmp(name, "help"))
+			continue;
+		snprintf(path, sizeof(path), "/man/kcollider-%s.8", name);
+		EXPECT_TRUE(exists(KC_TOP, path)) TH_LOG("%s", path);
+		snprintf(cmd, sizeof(cmd), "bash -c 'source " KC_TOP
+			 "/scripts/kcollider.bash-completion; COMP_WORDS=(kcollider %.3s); "
+			 "COMP_CWORD=1; _kcollider; echo \"${COMPREPLY[@]}\"'", name);
+		ASSERT_EQ(0, run(cmd));
+		EXPECT_NE(NULL, strstr(out, name)) TH_LOG("completion of %s: %s", name, out);
+		n++;
+	}
+	EXPECT_GE(n, 5);
+}
+
+/* kcollider.ko(4) documents every attribute the module creates. */
+TEST(module_man_page_names_every_sysfs_attribute)
+{
+	char attrs[4096], *a, *save = NULL, needle[128];
+	int n = 0;
+
+	ASSERT_EQ(0, run("sed -n 's/^KC_UINT_ATTR(\\([a-z][a-z_]*\\),.*/\\1/p; "
+			 "s/.*__ATTR_R[OW]*(\\([a-z][a-z_]*\\)).*/\\1/p' " KC_TOP "/kmod/sysfs.c"));
+	strcpy(attrs, out);
+	ASSERT_EQ(0, run("cat " KC_TOP "/man/kcollider.ko.4"));
+	for (a = strtok_r(attrs, "\n", &save); a; a = strtok_r(NULL, "\n", &save)) {
+		snprintf(needle, sizeof(needle), ".B %s\n", a);
+		EXPECT_NE(NULL, strstr(out, needle)) TH_LOG("%s undocumented", a);
+		n++;
+	}
+	EXPECT_GE(n, 17);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * BTF field names (libbpf). The kernel prints "slab cache=NAME offset=N
+ * size=N" for a heap object: which type lives there is not recorded, so it
+ * is inferred, and the report says how: "cache-name" when a dedicated
+ * cache (KMEM_CACHE() names it after its struct) has a struct of that name
+ * that fits, "arguments" when a racing function takes a pointer to a struct
+ * whose size fits the kmalloc bucket. The member at the offset is then
+ * walked down through nested structs, unions and arrays.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "btf.h"
+
+struct kc_btf_mod {
+	char *name;
+	struct btf *btf;	/* NULL: tried, none */
+};
+
+struct kc_btf {
+	char *dir;		/* modules' BTF files, read on demand */
+	struct btf *base;
+	struct btf **files;	/* --btf files, searched first */
+	size_t nfiles;
+	struct kc_btf_mod *mods;
+	size_t nmods;
+};
+
+static int add_file(struct kc_btf *b, const char *path)
+{
+	struct btf **f = realloc(b->files, (b->nfiles + 1) * sizeof(*f));
+	struct btf *btf;
+
+	if (!f)
+		return -ENOMEM;
+	b->files = f;
+	btf = b->base ? btf__parse_split(path, b->base) : btf__parse(path, NULL);
+	if (!btf)
+		return -errno;
+	if (!b->base)
+		b->base = btf;
+	else
+		b->files[b->nfiles++] = btf;
+	return 0;
+}
+
+/* A module without BTF is normal: libbpf's complaints are not ours. */
+static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	return 0;
+}
+
+int kc_btf_add(struct kc_btf **bp, const char *path)
+{
+	struct kc_btf *b = *bp;
+	struct stat st;
+	char *vmlinux;
+	int ret;
+
+	libbpf_set_print(quiet);
+	if (stat(path, &st))
+		return -errno;
+	if (!b) {
+		b = calloc(1, sizeof(*b));
+		if (!b)
+			return -ENOMEM;
+		*bp = b;
+	}
+	if (!S_ISDIR(st.st_mode))
+		return add_file(b, path);
+	if (b->base || b->dir)
+		return -EEXIST;	/* one base only */
+	if (asprintf(&vmlinux, "%s/vmlinux", path) < 0)
+		return -ENOMEM;
+	b->base = btf__parse(vmlinux, NULL);
+	ret = b->base ? 0 : -errno;
+	free(vmlinux);
+	if (!ret)
+		b->dir = strdup(path);
+	return ret;
+}
+
+static void free_btf(struct btf *btf, const struct kc_btf *b)
+{
+	if (btf && btf != b->base)
+		btf__free(btf);
+}
+
+void kc_btf_free(struct kc_btf *b)
+{
+	size_t i;
+
+	if (!b)
+		return;
+	for (i = 0; i < b->nfiles; i++)
+		free_btf(b->files[i], b);
+	for (i = 0; i < b->nmods; i++) {
+		free_btf(b->mods[i].btf, b);
+		free(b->mods[i].name);
+	}
+	btf__free(b->base);
+	free(b->files);
+	free(b->mods);
+	free(b->dir);
+	free(b);
+}
+
+/* Module @name's BTF from the directory, split on vmlinux; NULL if none. */
+static struct btf *module_btf(struct kc_btf *b, const char *name)
+{
+	struct kc_btf_mod *m;
+	char *path;
+	size_t i;
+
+	if (!b->dir || !name || !*name)
+		return NULL;
+	for (i = 0; i < b->nmods; i++)
+		if (!strcmp(b->mods[i].name, name))
+			return b->mods[i].btf;
+	m = realloc(b->mods, (b->nmods + 1) * sizeof(*m));
+	if (!m)
+		return NULL;
+	b->mods = m;
+	m = &b->mods[b->nmods];
+	m->name = strdup(name);
+	if (!m->name || asprintf(&path, "%s/%s", b->dir, name) < 0)
+		return NULL;
+	m->btf = btf__parse_split(path, b->base);
+	free(path);
+	b->nmods++;
+	return m->btf;
+}
+
+/* The BTFs to search, most specific first: files, the report's modules, vmlinux. */
+static size_t search_list(struct kc_btf *b, const struct kc_report *r,
+			  struct btf **list, size_t max)
+{
+	size_t n = 0, i;
+	int k;
+
+	for (i = 0; i < b->nfiles && n < max; i++)
+		list[n++] = b->files[i];
+	for (k = 0; k < r->nacc && n < max; k++) {
+		struct btf *m = module_btf(b, r->acc[k].sym.mod);
+
+		if (m && (!n || list[n - 1] != m))
+			list[n++] = m;
+	}
+	if (b->base && n < max)
+		list[n++] = b->base;
+	return n;
+}
+
+static const struct btf_type *skip_mods(const struct btf *btf, __u32 *id)
+{
+	int r = btf__resolve_type(btf, *id);
+
+	if (r > 0)
+		*id = r;
+	return btf__type_by_id(btf, *id);
+}
+
+/*
+ * Walk down type @id to byte @off: the member path goes to @path, the
+ * leaf's offset (from the object's start, @base) and size to @f.
+ */
+static bool walk(const struct btf *btf, __u32 id, unsigned int off,
+		 unsigned int base, FILE *path, struct kc_btf_field *f)
+{
+	const struct btf_type *t = skip_mods(btf, &id);
+	int i;
+
+	if (t && btf_is_composite(t)) {
+		const struct btf_member *m = btf_members(t);
+
+		for (i = 0; i < btf_vlen(t); i++, m++) {
+			unsigned int bit = btf_member_bit_offset(t, i);
+			unsigned int bits = btf_member_bitfield_size(t, i);
+			__s64 sz = bits ? (bit % 8 + bits + 7) / 8
+					: btf__resolve_size(btf, m->type);
+			const char *name = btf__name_by_offset(btf, m->name_off);
+
+			if (sz <= 0 || off < bit / 8 || off >= bit / 8 + sz)
+				continue;
+			if (name && *name)
+				fprintf(path, "%s%s", ftell(path) ? "." : "", name);
+			if (bits) {
+				f->field_offset = base + bit / 8;
+				f->field_size = sz;
+				return true;
+			}
+			return walk(btf, m->type, off - bit / 8, base + bit / 8,
+				    path, f);
+		}
+		return false;	/* padding */
+	}
+	if (t && btf_is_array(t)) {
+		const struct btf_array *a = btf_array(t);
+		__s64 esz = btf__resolve_size(btf, a->type);
+
+		if (esz <= 0)
+			return false;
+		fprintf(path, "[%u]", (unsigned int)(off / esz));
+		return walk(btf, a->type, off % esz,
+			    base + (off / esz) * esz, path, f);
+	}
+	f->field_offset = base;
+	f->field_size = btf__resolve_size(btf, id) > 0 ? btf__resolve_size(btf, id) : 0;
+	return true;
+}
+
+static bool fill(const struct btf *btf, __u32 id, unsigned int off,
+		 struct kc_btf_field *f)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	size_t len = 0;
+	FILE *path = open_memstream(&f->field, &len);
+	bool ok;
+
+	if (!path)
+		return false;
+	ok = walk(btf, id, off, 0, path, f);
+	fclose(path);
+	if (asprintf(&f->type, "%s %s", btf_is_union(t) ? "union" : "struct",
+		     btf__name_by_offset(btf, t->name_off)) < 0)
+		f->type = NULL;
+	if (!ok) {
+		/* In padding: the type is still right, no member holds it. */
+		f->field[0] = '\0';
+		f->field_offset = off;
+		f->field_size = 0;
+	}
+	return f->type != NULL;
+}
+
+/* A struct named after the cache ("-" read as "_") that fits in it. */
+static int by_cache_name(struct btf **list, size_t n, const char *cache,
+			 unsigned int obj_size, const struct btf **which)
+{
+	char *name = strdup(cache), *p;
+	size_t i;
+	int id = -1;
+
+	for (p = name; p && *p; p++)
+		if (*p == '-')
+			*p = '_';
+	for (i = 0; name && i < n && id < 0; i++) {
+		id = btf__find_by_name_kind(list[i], name, BTF_KIND_STRUCT);
+		if (id > 0 && btf__type_by_id(list[i], id)->size > obj_size)
+			id = -1;
+		if (id > 0)
+			*which = list[i];
+	}
+	free(name);
+	return id;
+}
+
+/*
+ * Could an object of @size come from cache @cache of @obj_size? In a
+ * kmalloc cache only if no smaller bucket would have taken it: the buckets
+ * are the powers of two from 8, and 96 and 192.
+ */
+static bool fits_bucket(const char *cache, __u32 size, unsigned int obj_size)
+{
+	unsigned int smaller;
+
+	if (size > obj_size)
+		return false;
+	if (!strstr(cache, "kmalloc-"))
+		return true;
+	switch (obj_size) {
+	case 96:
+		smaller = 64;
+		break;
+	case 128:
+		smaller = 96;
+		break;
+	case 192:
+		smaller = 128;
+		break;
+	case 256:
+		smaller = 192;
+		break;
+	default:
+		smaller = obj_size / 2;
+	}
+	return size > smaller;
+}
+
+static int by_arguments(struct btf **list, size_t n, const char *func,
+			const char *cache, unsigned int obj_size,
+			unsigned int off, const struct btf **which)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < n; i++) {
+		const struct btf *btf = list[i];
+		int fid = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC);
+		const struct btf_type *proto;
+		const struct btf_param *p;
+
+		if (fid <= 0)
+			continue;
+		proto = btf__type_by_id(btf, btf__type_by_id(btf, fid)->type);
+		if (!proto || !btf_is_func_proto(proto))
+			continue;
+		p = btf_params(proto);
+		for (k = 0; k < btf_vlen(proto); k++, p++) {
+			__u32 id = p->type;
+			const struct btf_type *t = skip_mods(btf, &id);
+
+			if (!t || !btf_is_ptr(t))
+				continue;
+			id = t->type;
+			t = skip_mods(btf, &id);
+			if (t && btf_is_struct(t) && off < t->size &&
+			    fits_bucket(cache, t->size, obj_size)) {
+				*which = btf;
+				return id;
+			}
+		}
+		return -1;
+	}
+	return -1;
+}
+
+static bool kv_uint(const struct kc_tool_line *t, const char *key,
+		    unsigned int *v)
+{
+	const char *s = kc_tool_line_get(t, key);
+	char *end;
+	unsigned long x;
+
+	if (!s)
+		return false;
+	errno = 0;
+	x = strtoul(s, &end, 10);
+	if (errno || *end || x > ~0U)
+		return false;
+	*v = x;
+	return true;
+}
+
+bool kc_btf_resolve(struct kc_btf *b, const struct kc_report *r,
+		    struct kc_btf_field *out)
+{
+	const struct kc_tool_line *t = kc_report_tool_line(r, "object");
+	struct btf *list[16];
+	const struct btf *which = NULL;
+	unsigned int off, obj_size;
+	const char *cache;
+	size_t n;
+	int id, k;
+
+	memset(out, 0, sizeof(*out));
+	if (!b || !t || strcmp(t->words, "slab"))
+		return false;
+	cache = kc_tool_line_get(t, "cache");
+	if (!cache || !kv_uint(t, "offset", &off) || !kv_uint(t, "size", &obj_size))
+		return false;
+	n = search_list(b, r, list, 16);
+	out->by = "cache-name";
+	id = by_cache_name(list, n, cache, obj_size, &which);
+	for (k = 0; id <= 0 && k < r->nacc; k++) {
+		if (!r->acc[k].have_sym)
+			continue;
+		out->by = "arguments";
+		id = by_arguments(list, n, r->acc[k].sym.func, cache, obj_size,
+				  off, &which);
+	}
+	if (id <= 0 || !fill(which, id, off, out)) {
+		kc_btf_field_free(out);
+		return false;
+	}
+	out->offset = off;
+	out->cache = strdup(cache);
+	return out->cache != NULL;
+}
+
+void kc_btf_field_free(struct kc_btf_field *f)
+{
+	free(f->type);
+	free(f->field);
+	free(f->cache);
+	memset(f, 0, sizeof(*f));
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Field names for the objects of race reports, from BTF: the type of a
+ * slab object (a dedicated cache is named after its struct; in a kmalloc
+ * cache, the racing functions' pointer arguments suggest it), then the
+ * member at the reported offset.
+ */
+#ifndef KCOLLIDER_BTF_H
+#define KCOLLIDER_BTF_H
+
+#include <stdbool.h>
+
+#include "report_parse.h"
+
+struct kc_btf;
+
+/* The field an access hit; strings allocated, see kc_btf_field_free(). */
+struct kc_btf_field {
+	char *type;		/* "struct pipe_inode_info" */
+	char *field;		/* "head", "wait.lock", "bufs[2].len"; "" in padding */
+	unsigned int field_offset, field_size;
+	unsigned int offset;	/* of the access in the object */
+	char *cache;
+	const char *by;		/* "cache-name" or "arguments" */
+};
+
+/*
+ * Add a BTF source: a directory like /sys/kernel/btf (its vmlinux is the
+ * base, the other files module BTF split on it, read when a report names
+ * the module), or one file (raw BTF or an ELF object with .BTF), split on
+ * the base when one was added before. 0 or -errno.
+ */
+int kc_btf_add(struct kc_btf **b, const char *path);
+void kc_btf_free(struct kc_btf *b);
+/* Resolve the slab object of @r; false when no type fits. */
+bool kc_btf_resolve(struct kc_btf *b, const struct kc_report *r,
+		    struct kc_btf_field *out);
+void kc_btf_field_free(struct kc_btf_field *f);
+
+#endif /* KCOLLIDER_BTF_H */
