@@ -289,4 +289,6 @@ void kc_sampler_exit(void)
 {
 	kc_sampler_stop();
 	kc_pool_drain();
+	/* a hit racing with the stop may have queued one more wake-up */
+	irq_work_sync(&kc_spent_work);
 }
