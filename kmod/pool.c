@@ -53,6 +53,7 @@ enum kc_probe_state {
 	KC_PROBE_ARMED,
 	KC_PROBE_SPENT,
 	KC_PROBE_IDLE,
+	KC_PROBE_BUSY,		/* being registered or unregistered */
 };
 
 struct kc_probe {
@@ -148,13 +149,17 @@ int kc_pool_add(unsigned long addr)
 	p->kp.flags = KPROBE_FLAG_DISABLED;
 	p->born = p->idle_since = p->repoked = jiffies;
 	p->stale_at = 0;
+	/* registering takes ms: the armer retires and arms meanwhile */
+	atomic_set(&p->state, KC_PROBE_BUSY);
+	mutex_unlock(&kc_pool_lock);
 	t0 = ktime_get_ns();
 	ret = register_kprobe(&p->kp);
+	mutex_lock(&kc_pool_lock);
 	if (!ret) {
 		kc_pool_reg_ns += ktime_get_ns() - t0;
 		kc_pool_regs++;
-		atomic_set(&p->state, KC_PROBE_RESERVE);
 	}
+	atomic_set(&p->state, ret ? KC_PROBE_FREE : KC_PROBE_RESERVE);
 out:
 	mutex_unlock(&kc_pool_lock);
 	return ret;
@@ -341,14 +346,40 @@ static unsigned int kc_pool_reap_locked(int from, unsigned long quiet,
 	return n;
 }
 
+/*
+ * The background reaping: an unregistration waits for a grace period, so
+ * the batch is taken out of the pool's hands (BUSY) and unregistered
+ * without the pool lock, while the armer goes on.
+ */
 unsigned int kc_pool_reap(void)
 {
-	unsigned int n;
+	unsigned long quiet = msecs_to_jiffies(KC_QUIET_MS);
+	struct kprobe **batch;
+	unsigned int n = 0, i;
 
+	batch = kmalloc_array(KC_POOL_SIZE, sizeof(*batch), GFP_KERNEL);
+	if (!batch)
+		return 0;
 	mutex_lock(&kc_pool_lock);
-	n = kc_pool_reap_locked(KC_PROBE_IDLE, msecs_to_jiffies(KC_QUIET_MS),
-				false);
+	for (i = 0; i < KC_POOL_SIZE; i++) {
+		struct kc_probe *p = &kc_probes[i];
+
+		if (kc_probe_state(p) != KC_PROBE_IDLE)
+			continue;
+		if (kc_probe_quiet(p, quiet)) {
+			atomic_set(&p->state, KC_PROBE_BUSY);
+			batch[n++] = &p->kp;
+		} else {
+			kc_probe_repoke(p);
+		}
+	}
 	mutex_unlock(&kc_pool_lock);
+	if (n)
+		unregister_kprobes(batch, n);
+	for (i = 0; i < n; i++)
+		atomic_set(&container_of(batch[i], struct kc_probe, kp)->state,
+			   KC_PROBE_FREE);
+	kfree(batch);
 	return n;
 }
 
@@ -382,7 +413,7 @@ void kc_pool_drain(void)
 		if (kc_probe_state(&kc_probes[i]) == KC_PROBE_RESERVE)
 			atomic_set(&kc_probes[i].state, KC_PROBE_IDLE);
 	mutex_unlock(&kc_pool_lock);
-	while (kc_pool_count(KC_PROBE_IDLE)) {
+	while (kc_pool_count(KC_PROBE_IDLE) || kc_pool_count(KC_PROBE_BUSY)) {
 		mutex_lock(&kc_pool_lock);
 		kc_pool_reap_locked(KC_PROBE_IDLE, msecs_to_jiffies(KC_QUIET_MS),
 				    time_after(jiffies, deadline));
@@ -399,6 +430,9 @@ void kc_pool_drop_range(unsigned long start, unsigned long end)
 	unsigned int n = 0, i;
 
 	batch = kmalloc_array(KC_POOL_SIZE, sizeof(*batch), GFP_KERNEL);
+	/* a registration or reaping in progress finishes first */
+	while (kc_pool_count(KC_PROBE_BUSY))
+		msleep(1);
 	mutex_lock(&kc_pool_lock);
 	for (i = 0; i < KC_POOL_SIZE; i++) {
 		struct kc_probe *p = &kc_probes[i];

@@ -17,6 +17,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/irq_work.h>
 #include <linux/jiffies.h>
 #include <linux/kprobes.h>
@@ -32,13 +33,16 @@
 #define KC_RESERVE_EXTRA	64
 /*
  * Registering is the costly step (ms each under TCG): beyond a small
- * reserve, at most this many per second, so that keeping the reserve
- * moving over the table costs a bounded share of one CPU.
+ * reserve, at most this many per second (a quarter of sample_rate below
+ * that), so that keeping the reserve moving over the table costs a
+ * bounded share of one CPU.
  */
 #define KC_RESERVE_MIN		16
 #define KC_REGISTER_RATE	10
 /* The armer's longest sleep: the stale check and the reaping need it. */
 #define KC_ARMER_IDLE_MS	20
+/* The most arming one round does before the armer sleeps as long. */
+#define KC_ARM_SLICE_NS		(2 * NSEC_PER_MSEC)
 
 struct kc_cpu_counts {
 	unsigned long hits;		/* every int3 of ours */
@@ -50,6 +54,8 @@ static DEFINE_PER_CPU(struct kc_cpu_counts, kc_counts);
 
 /* The armer's own state: only its thread touches it. */
 static struct task_struct *kc_armer;
+/* Registering and unregistering take ms: a thread of their own. */
+static struct task_struct *kc_keeper;
 static bool kc_running;
 static u64 kc_credit_ns;	/* earned, in ns of budget */
 static u64 kc_register_ns;	/* the same for registrations */
@@ -60,6 +66,7 @@ static unsigned long kc_expired;
 static unsigned long kc_retired;
 static u64 kc_arm_ns;		/* time spent arming */
 static u64 kc_retire_ns;	/* time spent taking spent probes out */
+static u64 kc_busy_ns;		/* rounds that forced a pause */
 
 static void kc_spent_notify(struct irq_work *work)
 {
@@ -116,8 +123,6 @@ static void kc_earn(void)
 
 	kc_credit_ns += (now - kc_last_ns) * rate;
 	kc_credit_ns = min(kc_credit_ns, cap);
-	kc_register_ns += (now - kc_last_ns) * KC_REGISTER_RATE;
-	kc_register_ns = min_t(u64, kc_register_ns, NSEC_PER_SEC);
 	kc_last_ns = now;
 }
 
@@ -152,6 +157,7 @@ static void kc_arm_budget(unsigned int max)
 	u64 t0 = ktime_get_ns();
 
 	while (kc_credit_ns >= NSEC_PER_SEC && kc_pool_armed() < max &&
+	       ktime_get_ns() - t0 < KC_ARM_SLICE_NS &&
 	       !kthread_should_stop()) {
 		if (!kc_pool_arm())
 			break;
@@ -161,8 +167,9 @@ static void kc_arm_budget(unsigned int max)
 	kc_arm_ns += ktime_get_ns() - t0;
 }
 
-static void kc_armer_round(void)
+static u64 kc_armer_round(void)
 {
+	u64 start = ktime_get_ns();
 	unsigned int max = READ_ONCE(kc_settings.max_probes);
 	unsigned int target = max + KC_RESERVE_EXTRA;
 	unsigned int n, expired;
@@ -176,20 +183,22 @@ static void kc_armer_round(void)
 	expired = kc_pool_expire(msecs_to_jiffies(KC_STALE_MS),
 				 msecs_to_jiffies(KC_RESERVE_LIFE_MS),
 				 kc_pool_reserve() >= target &&
-				 kc_register_ns >= NSEC_PER_SEC);
+				 READ_ONCE(kc_register_ns) >= NSEC_PER_SEC);
 	kc_expired += expired;
 	/* their code did not run: the budget goes to other sites */
 	kc_credit_ns += (u64)expired * NSEC_PER_SEC;
 	kc_arm_budget(max);
 	kc_watch_repair_local();
-	kc_refill(target);
-	kc_pool_reap();
-	kc_watch_repair_local();
-	kc_stall_expire_marks();
+	return ktime_get_ns() - start;
 }
 
-/* Until the next credit, or a spent probe wakes us. */
-static void kc_armer_sleep(void)
+/*
+ * Until the next credit, or a spent probe wakes us; but at least as long
+ * as the last round worked. Patching text costs milliseconds under TCG
+ * (each patch waits for every CPU): a rate the machine cannot patch for
+ * must not turn a real-time thread into a CPU hog.
+ */
+static void kc_armer_sleep(u64 worked)
 {
 	u64 rate = max(READ_ONCE(kc_settings.sample_rate), 1U);
 	u64 wait = NSEC_PER_SEC / rate;
@@ -200,6 +209,13 @@ static void kc_armer_sleep(void)
 		wait = KC_ARMER_IDLE_MS * NSEC_PER_MSEC;
 	wait = clamp_t(u64, wait, 200 * NSEC_PER_USEC,
 		       KC_ARMER_IDLE_MS * NSEC_PER_MSEC);
+	if (worked > wait) {
+		/* not interruptible: a spent probe waits for this one */
+		kc_busy_ns += worked;
+		usleep_range(div_u64(worked, NSEC_PER_USEC),
+			     div_u64(worked, NSEC_PER_USEC) + 100);
+		return;
+	}
 	t = ns_to_ktime(wait);
 	set_current_state(TASK_INTERRUPTIBLE);
 	if (!kthread_should_stop())
@@ -209,12 +225,43 @@ static void kc_armer_sleep(void)
 
 static int kc_armer_fn(void *unused)
 {
+	while (!kthread_should_stop())
+		kc_armer_sleep(kc_armer_round());
+	return 0;
+}
+
+/* Low sampling rates need the reserve to move less: overhead follows. */
+static unsigned int kc_register_rate(void)
+{
+	return clamp(READ_ONCE(kc_settings.sample_rate) / 4, 1U,
+		     (unsigned int)KC_REGISTER_RATE);
+}
+
+/*
+ * The keeper keeps the reserve filled and moving, and unregisters what
+ * the armer disabled: the slow kprobes calls, away from the armer so that
+ * a spent breakpoint never waits for a grace period to leave the text.
+ */
+static int kc_keeper_fn(void *unused)
+{
+	u64 last = ktime_get_ns(), now;
+
 	while (!kthread_should_stop()) {
-		if (READ_ONCE(kc_running))
-			kc_armer_round();
-		else
-			kc_pool_reap();
-		kc_armer_sleep();
+		unsigned int target = READ_ONCE(kc_settings.max_probes) +
+				      KC_RESERVE_EXTRA;
+
+		now = ktime_get_ns();
+		kc_register_ns = min_t(u64, kc_register_ns + (now - last) *
+				       kc_register_rate(), NSEC_PER_SEC);
+		last = now;
+		kc_refill(target);
+		kc_pool_reap();
+		kc_watch_repair_local();
+		kc_stall_expire_marks();
+		/* back at once while the reserve is below its minimum */
+		if (kc_pool_reserve() >= KC_RESERVE_MIN ||
+		    !kc_sites_total())
+			schedule_timeout_interruptible(msecs_to_jiffies(20));
 	}
 	return 0;
 }
@@ -230,6 +277,10 @@ void kc_sampler_stop(void)
 	if (kc_armer) {
 		kthread_stop(kc_armer);
 		kc_armer = NULL;
+	}
+	if (kc_keeper) {
+		kthread_stop(kc_keeper);
+		kc_keeper = NULL;
 	}
 	irq_work_sync(&kc_spent_work);
 	kc_pool_disarm_all();
@@ -258,6 +309,12 @@ void kc_sampler_start(void)
 	 */
 	sched_set_fifo_low(t);
 	WRITE_ONCE(kc_armer, t);
+	t = kthread_run(kc_keeper_fn, NULL, "kcollider_keeper");
+	if (IS_ERR(t)) {
+		pr_err("cannot start the keeper: %ld\n", PTR_ERR(t));
+		return;
+	}
+	kc_keeper = t;
 }
 
 ssize_t kc_sampler_stats(char *buf, size_t size)
@@ -267,7 +324,8 @@ ssize_t kc_sampler_stats(char *buf, size_t size)
 	return scnprintf(buf, size,
 			 "hits %lu\nfired %lu\nhits_spent %lu\narms %lu\n"
 			 "register_failures %lu\narmed_expired %lu\n"
-			 "retired %lu\narm_us_mean %llu\nretire_us_mean %llu\n",
+			 "retired %lu\narm_us_mean %llu\nretire_us_mean %llu\n"
+			 "armer_throttled_ms %llu\n",
 			 kc_sum(offsetof(struct kc_cpu_counts, hits)),
 			 kc_sampler_fired(),
 			 kc_sum(offsetof(struct kc_cpu_counts, spent_hits)),
@@ -275,7 +333,8 @@ ssize_t kc_sampler_stats(char *buf, size_t size)
 			 READ_ONCE(kc_retired),
 			 arms ? div_u64(READ_ONCE(kc_arm_ns), arms * 1000) : 0,
 			 kc_retired ? div_u64(READ_ONCE(kc_retire_ns),
-					      kc_retired * 1000) : 0);
+					      kc_retired * 1000) : 0,
+			 div_u64(READ_ONCE(kc_busy_ns), NSEC_PER_MSEC));
 }
 
 int kc_sampler_init(void)

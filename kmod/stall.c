@@ -28,6 +28,7 @@
 
 #define KC_NR_MARKS	64
 #define KC_RETIRE_POLL_US	100
+#define KC_RETIRE_WAIT_US	20000
 
 enum { KC_MARK_FREE, KC_MARK_CLAIMED, KC_MARK_READY };
 
@@ -386,17 +387,27 @@ static unsigned int kc_window_us(bool sleep)
 
 #define KC_REFRESH_US	500
 
+static u64 kc_now_us(void)
+{
+	return div_u64(ktime_get_mono_fast_ns(), NSEC_PER_USEC);
+}
+
 static void kc_wait_window(struct kc_slot *slot, bool sleep,
 			   unsigned int us)
 {
+	u64 now, end = kc_now_us() + us;
 	unsigned int i, step;
 
 	if (sleep) {
-		/* sleeping windows are long: repair reset registers midway */
-		for (i = 0; i < us; i += step) {
-			step = min(us - i, KC_REFRESH_US);
+		/*
+		 * Sleeping windows are long: repair reset registers midway.
+		 * Bounded by the clock: a loaded host wakes sleepers late,
+		 * and counted steps would stretch the window several times.
+		 */
+		for (now = kc_now_us(); now < end; now = kc_now_us()) {
+			step = min_t(u64, end - now, KC_REFRESH_US);
 			usleep_range(step, step + step / 8 + 1);
-			if (i + step < us && !kc_watch_trapped(slot))
+			if (kc_now_us() < end && !kc_watch_trapped(slot))
 				kc_watch_refresh(slot);
 		}
 		return;
@@ -484,15 +495,14 @@ static bool kc_text_restored(unsigned long ip)
 /*
  * A hot loop would run into its spent breakpoint again and again until
  * the armer has taken it out: where the thread may sleep anyway, it waits
- * for that instead, at most as long as its window again, so a sample
- * never costs its thread more than twice the window.
+ * for that instead (a few microseconds on hardware, milliseconds under
+ * QEMU TCG, where each trap costs more than the wait), bounded.
  */
 static void kc_wait_retired(unsigned long ip, unsigned int max_us)
 {
-	unsigned int waited;
+	u64 end = kc_now_us() + max_us;
 
-	for (waited = 0; waited < max_us && !kc_text_restored(ip);
-	     waited += KC_RETIRE_POLL_US)
+	while (kc_now_us() < end && !kc_text_restored(ip))
 		usleep_range(KC_RETIRE_POLL_US, KC_RETIRE_POLL_US + 50);
 }
 
@@ -509,7 +519,7 @@ __visible void kc_stall(struct pt_regs *regs)
 	else
 		kc_count_skip(KC_SKIP_RCU);
 	if (kc_can_sleep())
-		kc_wait_retired(s->ip, READ_ONCE(kc_settings.window_sleep_us));
+		kc_wait_retired(s->ip, KC_RETIRE_WAIT_US);
 
 	if (kc_text_restored(s->ip)) {
 		/* no int3 to come back to: the mark is not needed */

@@ -69,7 +69,7 @@ echo "sites: $(stat sites)"
 workload
 printf "%-6s %8s %9s %9s %7s %11s %8s %8s %9s\n" rate fired/s samples/s \
 	window_ms budget traps/sample off_s on_s slowdown
-for rate in 10 100 1000; do
+for rate in ${BENCH_RATES:-5 20 100 1000}; do
 	echo $rate > $sys/sample_rate
 	offs="" ons="" ton=0
 	f0=$(stat fired); s0=$(stat samples); h0=$(stat hits); w0=$(stat stall_us)

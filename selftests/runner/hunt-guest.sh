@@ -24,6 +24,8 @@ mount -t tmpfs -o size=256M tmpfs "$work/tmpfs" || exit 1
 step "insmod kcollider.ko, targets=all"
 insmod "$top/kmod/kcollider.ko" targets=all || exit 1
 cat $sys/targets
+# a hunt trades overhead for samples: 200/s unless HUNT_RATE says otherwise
+echo "${HUNT_RATE:-200}" > $sys/sample_rate || exit 1
 echo 1 > $sys/enabled || exit 1
 
 step "workload: $secs s of stress-ng (pipes, unix sockets, files, directories)"

@@ -4,7 +4,8 @@
 # make hunt: a real-kernel race hunt. Boots the test VM, targets "all"
 # (vmlinux and every module), runs a parallel workload on real subsystems
 # (ext4 on a loop device, tmpfs, pipes, unix sockets) for HUNT_SECS
-# seconds (default 300), then prints the races grouped by function pair,
+# seconds (default 300) at HUNT_RATE samples a second (default 200), then
+# prints the races grouped by function pair,
 # their TSO verdicts and kcollider's counters. The report log is kept in
 # build/results/hunt/reports.log. Environment as for check.sh.
 set -uo pipefail
@@ -18,4 +19,5 @@ esac
 "$top/selftests/runner/run-vm.sh" -o "$results" -k "${VM_IMAGE:-}" \
 	-r "${KREL:-}" -c "${VM_CPUS:-4}" -M 3072 \
 	-t "${VM_TIMEOUT:-$((secs + 900))}" -- \
+	env HUNT_RATE="${HUNT_RATE:-200}" \
 	"$top/selftests/runner/hunt-guest.sh" "$top" "$secs"

@@ -115,7 +115,7 @@ TEST_F_TIMEOUT(btf, f1_named_cache_nested_field, 120)
 	ASSERT_GT(off, 0);
 	ASSERT_GT(size, 0);
 	ASSERT_EQ(0, kc_write_attr("targets", "kc_f1_inc_writes kc_f1_read_writes"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_TRUE(run_until("f1", "kcollider: object: slab cache=kc_f1_obj ", 30))
 		TH_LOG("%.2000s", read_reports());
 	check_field(_metadata, "struct kc_f1_obj", "stats.writes", off, size,
@@ -131,7 +131,7 @@ TEST_F_TIMEOUT(btf, r7_kmalloc_object_typed_by_the_arguments, 120)
 	ASSERT_GT(ksize, 0);
 	snprintf(cache, sizeof(cache), "kmalloc-%ld", ksize);
 	ASSERT_EQ(0, kc_write_attr("targets", "kc_r7_inc_field kc_r7_read_field"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_TRUE(run_until("r7", "kcollider: object: slab cache=kmalloc-", 30))
 		TH_LOG("%.2000s", read_reports());
 	/* "field" is an int: four bytes, as the report's access size says. */

@@ -125,7 +125,7 @@ TEST_F_TIMEOUT(planted, r1_counter_race_reported_with_both_stacks, 120)
 
 	ASSERT_EQ(0, kc_write_attr("targets",
 				   "kc_planted:kc_r1_inc,kc_planted:kc_r1_dec"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_TRUE(run_until("r1", 30, needles, report, sizeof(report)))
 		TH_LOG("no two-sided R1 report; log:\n%.3000s", read_reports());
 	/* both sides are the planted functions, each a read-write of 4 bytes */
@@ -155,7 +155,7 @@ TEST_F_TIMEOUT(planted, r5_hrtimer_on_same_cpu_named_as_interrupt, 120)
 	char cpu_a[32], *p;
 
 	ASSERT_EQ(0, kc_write_attr("targets", "kc_planted:kc_r5_task_write"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_TRUE(run_until("r5", 30, needles, report, sizeof(report)))
 		TH_LOG("no R5 report; log:\n%.3000s", read_reports());
 	ASSERT_TRUE(report_block(report, 0, block, sizeof(block)));
@@ -178,7 +178,7 @@ TEST_F_TIMEOUT(planted, r8_invisible_writer_is_unknown_origin, 120)
 	};
 
 	ASSERT_EQ(0, kc_write_attr("targets", "kc_planted:kc_r8_read"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_TRUE(run_until("r8", 30, needles, report, sizeof(report)))
 		TH_LOG("no unknown-origin R8 report; log:\n%.3000s",
 		       read_reports());
@@ -191,7 +191,7 @@ TEST_F_TIMEOUT(planted, n1_spinlocked_counter_never_reported, 120)
 	const char *log;
 
 	ASSERT_EQ(0, kc_write_attr("targets", "kc_planted:kc_n1_inc_locked"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_EQ(0, run_scenario("n1", 10000));
 	/*
 	 * It was sampled, watched, and found nothing. Few samples: under TCG
@@ -214,7 +214,7 @@ TEST_F_TIMEOUT(planted, stats_consistent_with_reports, 120)
 	ASSERT_EQ(0, kc_write_attr("dedup_ms", "0"));
 	ASSERT_EQ(0, kc_write_attr("targets",
 				   "kc_planted:kc_r1_inc,kc_planted:kc_r1_dec"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_EQ(0, run_scenario("r1", 4000));
 	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
 	usleep(200000);		/* the report worker drains its queue */
@@ -239,7 +239,7 @@ TEST_F_TIMEOUT(planted, disabled_means_no_probe_and_no_sampling, 60)
 
 	ASSERT_EQ(0, kc_write_attr("targets",
 				   "kc_planted:kc_r1_inc,kc_planted:kc_r1_dec"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_EQ(0, run_scenario("r1", 1000));
 	ASSERT_GT(kc_stat("fired"), 0);
 	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
@@ -265,7 +265,7 @@ TEST_F_TIMEOUT(planted, unload_during_running_scenario_is_clean, 120)
 
 	ASSERT_EQ(0, kc_write_attr("targets",
 				   "kc_planted:kc_r1_inc,kc_planted:kc_r1_dec"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_EQ(0, pthread_create(&thread, NULL, run_r1_5s, NULL));
 	sleep(2);
 	ASSERT_GT(kc_stat("samples"), 0);
@@ -392,7 +392,7 @@ TEST_F_TIMEOUT(planted, module_target_of_loaded_module_samples_it, 60)
 	sites = strtol(buf + 24, NULL, 10);
 	ASSERT_GT(sites, 4);
 	ASSERT_EQ(sites, kc_stat("sites"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_EQ(0, run_scenario("r1", 2000));
 	ASSERT_GT(kc_stat("fired"), 0);
 	ASSERT_TRUE(kprobes_list_mentions(" kc_planted"));
@@ -413,7 +413,7 @@ TEST(module_target_follows_load_and_unload)
 	ASSERT_LT(0, kc_read_attr("targets", buf, sizeof(buf)));
 	ASSERT_EQ(NULL, strstr(buf, "not loaded")) TH_LOG("%s", buf);
 	ASSERT_GT(kc_stat("sites"), 4);
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_EQ(0, run_scenario("r1", 1000));
 	ASSERT_GT(kc_stat("fired"), 0);
 	ASSERT_EQ(0, kc_unload_module("kc_planted"));

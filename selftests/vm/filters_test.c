@@ -50,7 +50,7 @@ static int start(const char *targets)
 {
 	int ret = kc_write_attr("targets", targets);
 
-	return ret ? ret : kc_write_attr("enabled", "1");
+	return ret ? ret : kc_enable();
 }
 
 TEST_F_TIMEOUT(filters, b1_increment_only_counter_is_benign_lossy_counter, 120)

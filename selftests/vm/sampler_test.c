@@ -206,7 +206,7 @@ TEST_F_TIMEOUT(engine, all_targets_the_whole_kernel, 300)
 	/* well under 16 MB for the table */
 	ASSERT_LT(kc_stat("sites_bytes"), 16L << 20);
 	kmsg("all: sampling", 0);
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	/* until a sample: the workload runs VFS and pipe code */
 	for (i = 0; i < 600 && samples <= 0; i++) {
 		workload(200);
@@ -285,7 +285,7 @@ TEST_F_TIMEOUT(engine, fired_breakpoints_are_retired, 120)
 
 	ASSERT_EQ(0, kc_load_module(planted_path(), NULL));
 	ASSERT_EQ(0, kc_write_attr("targets", "kc_planted:kc_h1_step"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	for (i = 0; i < 60 && kc_stat("retired") < 3; i++)
 		ASSERT_EQ(0, kc_write_file("/sys/kernel/debug/kc_planted/run",
 					   "h1 1000"));
@@ -336,12 +336,11 @@ TEST_F_TIMEOUT(soak, load_unload_with_hot_targets, 1500)
 		kmsg("soak cycle %d", cycle);
 		ASSERT_EQ(0, kc_load_module(kc_module_path(), NULL))
 			TH_LOG("cycle %d: load: %s", cycle, strerror(errno));
-		ASSERT_EQ(0, kc_write_attr("sample_rate", "500"));
 		ASSERT_EQ(0, kc_write_attr("targets",
 					   cycle % 5 == 4 ? "all" : hot))
 			TH_LOG("cycle %d", cycle);
 		kmsg("soak cycle %d: enabled", cycle);
-		ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+		ASSERT_EQ(0, kc_enable());
 		workload_for(100000, 1.0);
 		kmsg("soak cycle %d: workload done", cycle);
 		ASSERT_EQ(0, kc_write_attr("enabled", "0"));
@@ -399,7 +398,7 @@ TEST_F_TIMEOUT(soak, cpu_hotplug_while_sampling, 300)
 	ASSERT_EQ(0, kc_load_module(planted_path(), NULL));
 	ASSERT_EQ(0, kc_write_attr("targets",
 				   "kc_planted:kc_r1_inc,kc_planted:kc_r1_dec"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	bg = run_in_background("r1", 8000);
 	ASSERT_LT(0, bg);
 	for (i = 0; i < 3; i++) {

@@ -220,7 +220,7 @@ TEST_F_TIMEOUT(scenario, r1_inc_dec_read_write_both_sides, 120)
 	static const struct expect dec = { "kc_r1_dec", "read-write", 4 };
 
 	ASSERT_EQ(0, target("kc_r1_inc kc_r1_dec"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_TRUE(run_until("r1", title))
 		TH_LOG("no R1 report; log:\n%.3000s", read_reports());
 	ASSERT_SIDES(reports[0], &inc, &dec);
@@ -241,7 +241,7 @@ TEST_F_TIMEOUT(scenario, r2_write_vs_read_value_changed, 120)
 	int n;
 
 	ASSERT_EQ(0, target("kc_r2_write kc_r2_read"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_TRUE(run_until("r2", needles))
 		TH_LOG("no R2 report with a value change; log:\n%.3000s",
 		       read_reports());
@@ -270,7 +270,7 @@ TEST_F_TIMEOUT(scenario, r3_word_write_write_reported, 120)
 	static const struct expect b = { "kc_r3_write_b", "write", 8 };
 
 	ASSERT_EQ(0, target("kc_r3_write_a kc_r3_write_b"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_TRUE(run_until("r3", title))
 		TH_LOG("no R3 report; log:\n%.3000s", read_reports());
 	ASSERT_SIDES(reports[0], &a, &b);
@@ -285,7 +285,7 @@ TEST_F_TIMEOUT(scenario, r4_same_value_writes_reported_without_value_change, 120
 	static const struct expect b = { "kc_r4_write_b", "write", 8 };
 
 	ASSERT_EQ(0, target("kc_r4_write_a kc_r4_write_b"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_TRUE(run_until("r4", title))
 		TH_LOG("no R4 report; log:\n%.3000s", read_reports());
 	ASSERT_SIDES(reports[0], &a, &b);
@@ -305,7 +305,7 @@ TEST_F_TIMEOUT(scenario, r5_hrtimer_same_cpu_interrupt_side_named, 120)
 	struct side racer, sampled;
 
 	ASSERT_EQ(0, target("kc_r5_task_write kc_r5_timer_access"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_TRUE(run_until("r5", needles))
 		TH_LOG("no R5 report; log:\n%.3000s", read_reports());
 	ASSERT_TRUE(report_block(reports[0], 0, block, sizeof(block)));
@@ -330,7 +330,7 @@ TEST_F_TIMEOUT(scenario, r6_task_vs_softirq_other_cpu, 120)
 	int k, soft;
 
 	ASSERT_EQ(0, target("kc_r6_task_write kc_r6_softirq_access"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_TRUE(run_until("r6", needles))
 		TH_LOG("no R6 report; log:\n%.3000s", read_reports());
 	for (k = 0; k < 2; k++) {
@@ -389,7 +389,7 @@ TEST_F_TIMEOUT(scenario, r7_heap_field_object_is_slab_cache_and_offset, 120)
 	ASSERT_TRUE(planted_fact("r7_offset", offset, sizeof(offset)));
 	ASSERT_STREQ("8", offset);
 	ASSERT_EQ(0, target("kc_r7_inc_field kc_r7_read_field"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_TRUE(run_until("r7", needles))
 		TH_LOG("no R7 report; log:\n%.3000s", read_reports());
 	ASSERT_SIDES(reports[0], &inc, &rd);
@@ -423,7 +423,7 @@ TEST_F_TIMEOUT(scenario, r8_invisible_alias_writer_unknown_origin, 120)
 	const char *block;
 
 	ASSERT_EQ(0, target("kc_r8_read kc_r8_write_alias"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_TRUE(run_until("r8", needles))
 		TH_LOG("no unknown-origin R8 report; log:\n%.3000s",
 		       read_reports());
@@ -449,7 +449,7 @@ TEST_F_TIMEOUT(scenario, r9_store_buffering_both_pairs, 120)
 	static const struct expect ry = { "kc_r9_read_y", "read", 4 };
 
 	ASSERT_EQ(0, target("kc_r9_write_x kc_r9_read_y kc_r9_write_y kc_r9_read_x"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_TRUE(run_until_all("r9", sets, reports))
 		TH_LOG("not both R9 pairs; log:\n%.4000s", read_reports());
 	ASSERT_SIDES(reports[0], &wx, &rx);
@@ -471,7 +471,7 @@ TEST_F_TIMEOUT(scenario, r10_message_passing_both_pairs, 120)
 	static const struct expect rf = { "kc_r10_read_flag", "read", 4 };
 
 	ASSERT_EQ(0, target("kc_r10_write_data kc_r10_write_flag kc_r10_read_flag kc_r10_read_data"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_TRUE(run_until_all("r10", sets, reports))
 		TH_LOG("not both R10 pairs; log:\n%.4000s", read_reports());
 	ASSERT_SIDES(reports[0], &wd, &rd);
@@ -491,7 +491,7 @@ TEST_F_TIMEOUT(scenario, r11_u64_write_vs_upper_u16_read_overlap, 120)
 	ASSERT_TRUE(planted_fact("r11_word", word, sizeof(word)));
 	addr = strtoul(word, NULL, 16);
 	ASSERT_EQ(0, target("kc_r11_write64 kc_r11_read_hi16"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_TRUE(run_until("r11", title))
 		TH_LOG("no R11 report; log:\n%.3000s", read_reports());
 	ASSERT_SIDES(reports[0], &w, &r);
@@ -513,7 +513,7 @@ TEST_F_TIMEOUT(scenario, r12_and_not_a_vs_or_b_rmw, 120)
 	static const struct expect b = { "kc_r12_set_b", "read-write", 8 };
 
 	ASSERT_EQ(0, target("kc_r12_clear_a kc_r12_set_b"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_TRUE(run_until("r12", title))
 		TH_LOG("no R12 report; log:\n%.3000s", read_reports());
 	ASSERT_SIDES(reports[0], &a, &b);
@@ -532,7 +532,7 @@ TEST_F_TIMEOUT(scenario, b1_stat_counter_race_reported, 120)
 	ASSERT_EQ(0, target("kc_b1_stat_inc"));
 	/* what the detector itself reports: the filters are filters_test's */
 	ASSERT_EQ(0, kc_write_attr("strict", "1"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_TRUE(run_until("b1", title))
 		TH_LOG("no B1 report; log:\n%.3000s", read_reports());
 	ASSERT_SIDES(reports[0], &inc, &inc);
@@ -549,7 +549,7 @@ TEST_F_TIMEOUT(scenario, b2_other_bits_race_reported, 120)
 	ASSERT_EQ(0, target("kc_b2_flip_bit0 kc_b2_test_bit5"));
 	/* what the detector itself reports: the filters are filters_test's */
 	ASSERT_EQ(0, kc_write_attr("strict", "1"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_TRUE(run_until("b2", title))
 		TH_LOG("no B2 report; log:\n%.3000s", read_reports());
 	ASSERT_SIDES(reports[0], &flip, &test);
@@ -564,7 +564,7 @@ TEST_F_TIMEOUT(scenario, b3_jiffies_read_outcome_recorded, 120)
 	bool reported;
 
 	ASSERT_EQ(0, target("kc_b3_read_jiffies"));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_EQ(0, run_scenario("b3", N_RUN_MS));
 	ASSERT_GT(kc_stat("samples"), 0);
 	reported = find_report(read_reports(), needles, reports[0],
@@ -594,7 +594,7 @@ static void expect_silence(struct __test_metadata *_metadata,
 	const char *log;
 
 	ASSERT_EQ(0, target(funcs));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_EQ(0, run_scenario(scenario, N_RUN_MS));
 	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
 	usleep(200000);		/* the report worker drains its queue */

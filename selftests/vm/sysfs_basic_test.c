@@ -67,7 +67,7 @@ TEST_F(loaded, enabled_rejects_banana_and_keeps_value)
 {
 	char buf[16];
 
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_EQ(-EINVAL, kc_write_attr("enabled", "banana\n"));
 	ASSERT_LT(0, kc_read_attr("enabled", buf, sizeof(buf)));
 	ASSERT_STREQ("1\n", buf);
@@ -84,7 +84,7 @@ TEST(unload_leaves_nothing_in_sys_kernel)
 	ASSERT_EQ(0, kc_load_module(kc_module_path(), NULL))
 		TH_LOG("load: %s", strerror(errno));
 	ASSERT_TRUE(kc_path_exists(KCOLLIDER_SYSFS_DIR));
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_EQ(0, kc_unload_module("kcollider"))
 		TH_LOG("unload: %s", strerror(errno));
 	ASSERT_FALSE(kc_path_exists(KCOLLIDER_SYSFS_DIR));

@@ -254,7 +254,7 @@ static void check_pairs(struct __test_metadata *_metadata, const char *scenario,
 	char name[64];
 	int i;
 
-	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(0, kc_enable());
 	ASSERT_TRUE(run_until(scenario, titles, reports))
 		TH_LOG("no report for every pair; log:\n%.3000s", read_reports());
 	for (i = 0; i < n; i++) {

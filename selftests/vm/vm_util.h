@@ -99,6 +99,19 @@ static inline int kc_write_attr(const char *name, const char *val)
 	return n;
 }
 
+/*
+ * The tests' sampling rate, whatever the module's default (which is set
+ * for low overhead, not for finding a planted race in seconds).
+ */
+#define KC_TEST_SAMPLE_RATE	"200"
+
+static inline int kc_enable(void)
+{
+	int ret = kc_write_attr("sample_rate", KC_TEST_SAMPLE_RATE);
+
+	return ret ? ret : kc_write_attr("enabled", "1");
+}
+
 #endif /* KC_VM_UTIL_H */
 
 /* ---- generic file helpers ---- */
