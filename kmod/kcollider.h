@@ -225,6 +225,7 @@ unsigned int kc_pool_retire(void);
 unsigned int kc_pool_expire(unsigned long age, unsigned long life,
 			    unsigned int max);
 unsigned int kc_pool_reap(void);
+void kc_pool_scrub_disabled(void);
 void kc_pool_disarm_all(void);
 void kc_pool_drain(void);
 void kc_pool_drop_range(unsigned long start, unsigned long end);

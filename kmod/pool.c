@@ -37,6 +37,8 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <linux/mm.h>
 
 #include "kcollider.h"
 
@@ -65,6 +67,7 @@ struct kc_probe {
 	unsigned long idle_since;	/* jiffies: last disabled */
 	unsigned long stale_at;		/* jiffies; plain stores from int3 */
 	unsigned long repoked;
+	bool scrub;			/* disabled since the keeper's scrub */
 };
 
 static struct kc_probe kc_probes[KC_POOL_SIZE];
@@ -72,6 +75,7 @@ static DEFINE_MUTEX(kc_pool_lock);
 static kprobe_pre_handler_t kc_pool_handler;
 static unsigned long kc_pool_repokes;
 static unsigned long kc_pool_dropped;
+static unsigned long kc_pool_scrubs;
 static unsigned long kc_pool_regs;
 static u64 kc_pool_reg_ns;
 static unsigned long kc_pool_enables;
@@ -208,6 +212,7 @@ static void kc_probe_disable(struct kc_probe *p, int state)
 {
 	disable_kprobe(&p->kp);
 	p->idle_since = jiffies;
+	WRITE_ONCE(p->scrub, true);
 	atomic_set(&p->state, state);
 }
 
@@ -306,16 +311,82 @@ static void kc_probe_repoke(struct kc_probe *p)
 	kc_pool_repokes++;
 }
 
-static void kc_pool_unregister(struct kprobe **batch, unsigned int n)
+/*
+ * Under QEMU's multi-threaded TCG a vCPU can keep a translation of a page
+ * made while one of our int3s was in it, after the byte was restored (it
+ * translated while another vCPU patched). Nothing in the guest sees such
+ * a stale int3 until it runs, and once its probe is unregistered kprobes
+ * retries it forever (seen: a CPU stuck in kc_n1_inc_locked with the
+ * original bytes in memory). Writing the same byte again through an alias
+ * of the page is a write QEMU notices: it drops every translation of the
+ * page. cmpxchg never undoes a concurrent patch; on hardware nothing
+ * changes.
+ */
+static void kc_text_scrub(unsigned long addr)
+{
+	struct page *page;
+	void *alias;
+	u8 *byte, v;
+
+	if (addr >= MODULES_VADDR && addr < MODULES_END)
+		page = vmalloc_to_page((void *)addr);
+	else if (addr >= __START_KERNEL_map &&
+		 addr < __START_KERNEL_map + KERNEL_IMAGE_SIZE)
+		page = virt_to_page((void *)addr);
+	else
+		return;
+	if (!page)
+		return;
+	alias = vmap(&page, 1, VM_MAP, PAGE_KERNEL);
+	if (!alias)
+		return;
+	byte = alias + offset_in_page(addr);
+	v = READ_ONCE(*byte);
+	cmpxchg(byte, v, v);
+	vunmap(alias);
+	kc_pool_scrubs++;
+}
+
+/*
+ * The keeper's: scrub the sites disabled since last time, so that stale
+ * int3s under TCG stop trapping now rather than when some other patch
+ * happens to hit their page. Safe in any state: the same byte is written.
+ */
+void kc_pool_scrub_disabled(void)
+{
+	int i;
+
+	for (i = 0; i < KC_POOL_SIZE; i++) {
+		struct kc_probe *p = &kc_probes[i];
+		int s;
+
+		if (!READ_ONCE(p->scrub))
+			continue;
+		/* the address is stable only under the lock */
+		mutex_lock(&kc_pool_lock);
+		s = kc_probe_state(p);
+		if (p->scrub && s != KC_PROBE_FREE && s != KC_PROBE_BUSY) {
+			p->scrub = false;
+			kc_text_scrub((unsigned long)p->kp.addr);
+		}
+		mutex_unlock(&kc_pool_lock);
+	}
+}
+
+static void kc_pool_unregister(struct kprobe **batch, unsigned int n,
+			       bool scrub)
 {
 	unsigned int i;
 
 	if (!n)
 		return;
 	unregister_kprobes(batch, n);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		if (scrub)
+			kc_text_scrub((unsigned long)batch[i]->addr);
 		atomic_set(&container_of(batch[i], struct kc_probe, kp)->state,
 			   KC_PROBE_FREE);
+	}
 }
 
 /*
@@ -341,7 +412,7 @@ static unsigned int kc_pool_reap_locked(int from, unsigned long quiet,
 		else
 			kc_probe_repoke(p);
 	}
-	kc_pool_unregister(batch, n);
+	kc_pool_unregister(batch, n, true);
 	kfree(batch);
 	return n;
 }
@@ -374,11 +445,7 @@ unsigned int kc_pool_reap(void)
 		}
 	}
 	mutex_unlock(&kc_pool_lock);
-	if (n)
-		unregister_kprobes(batch, n);
-	for (i = 0; i < n; i++)
-		atomic_set(&container_of(batch[i], struct kc_probe, kp)->state,
-			   KC_PROBE_FREE);
+	kc_pool_unregister(batch, n, true);
 	kfree(batch);
 	return n;
 }
@@ -449,7 +516,8 @@ void kc_pool_drop_range(unsigned long start, unsigned long end)
 		}
 		kc_pool_dropped++;
 	}
-	kc_pool_unregister(batch, n);
+	/* the module's text goes: nothing will run there again */
+	kc_pool_unregister(batch, n, false);
 	mutex_unlock(&kc_pool_lock);
 	kfree(batch);
 }
@@ -525,11 +593,12 @@ ssize_t kc_pool_stats(char *buf, size_t size)
 	return scnprintf(buf, size,
 			 "probes_armed %u\nprobes_reserve %u\n"
 			 "probes_registered %u\nprobes_repoked %lu\n"
-			 "probes_dropped %lu\nregister_us_mean %llu\n"
+			 "probes_dropped %lu\nprobes_scrubbed %lu\n"
+			 "register_us_mean %llu\n"
 			 "enable_us_mean %llu\n",
 			 kc_pool_armed(), kc_pool_reserve(),
 			 kc_pool_registered(), READ_ONCE(kc_pool_repokes),
-			 READ_ONCE(kc_pool_dropped),
+			 READ_ONCE(kc_pool_dropped), READ_ONCE(kc_pool_scrubs),
 			 kc_mean_us(kc_pool_reg_ns, kc_pool_regs),
 			 kc_mean_us(kc_pool_enable_ns, kc_pool_enables));
 }

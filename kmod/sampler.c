@@ -179,10 +179,15 @@ static u64 kc_armer_round(void)
 	kc_retired += n;
 	kc_retire_ns += ktime_get_ns() - t0;
 	kc_earn();
-	/* age one out when a registration can replace it */
+	/*
+	 * Age one out when a registration can replace it, and only when the
+	 * table is larger than the reserve: every registration in a module
+	 * holds a reference on it for its duration (an rmmod then fails).
+	 */
 	expired = kc_pool_expire(msecs_to_jiffies(KC_STALE_MS),
 				 msecs_to_jiffies(KC_RESERVE_LIFE_MS),
 				 kc_pool_reserve() >= target &&
+				 kc_sites_total() > target &&
 				 READ_ONCE(kc_register_ns) >= NSEC_PER_SEC);
 	kc_expired += expired;
 	/* their code did not run: the budget goes to other sites */
@@ -255,6 +260,7 @@ static int kc_keeper_fn(void *unused)
 				       kc_register_rate(), NSEC_PER_SEC);
 		last = now;
 		kc_refill(target);
+		kc_pool_scrub_disabled();
 		kc_pool_reap();
 		kc_watch_repair_local();
 		kc_stall_expire_marks();

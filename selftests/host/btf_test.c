@@ -189,7 +189,7 @@ static void check_every_byte(struct __test_metadata *_metadata, const char *cach
 			     long type, const char *by)
 {
 	long size = o_size(type), off, foff, fsize;
-	char cmd[512], expect[512], path[256];
+	char cmd[8192], expect[512], path[256];
 	const char *log = write_log(cache, size, size), *line;
 
 	ASSERT_NE(NULL, log);
@@ -241,7 +241,7 @@ TEST(kmalloc_cache_type_from_the_arguments)
 
 TEST(no_fitting_type_no_field)
 {
-	char cmd[512];
+	char cmd[8192];
 	const char *log;
 
 	/* Nothing of 32 bytes or less: no guess at all. */

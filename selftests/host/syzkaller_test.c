@@ -55,7 +55,7 @@ static char *replace(const char *text, const char *from, const char *to)
 /* The CLI's JSON for @text (through stdin), in @out. */
 static int cli_json(const char *text, char *out, size_t size)
 {
-	char tmp[] = "/tmp/kc_syz_XXXXXX", cmd[256];
+	char tmp[] = "/tmp/kc_syz_XXXXXX", cmd[8192];
 	FILE *f, *p;
 	size_t n;
 	int fd = mkstemp(tmp), st;

@@ -88,7 +88,7 @@ static void decide(struct __test_metadata *_metadata, const char *test,
 static void check_fixture(struct __test_metadata *_metadata, const char *log,
 			  bool racer_fenced)
 {
-	char cmd[512], test[2048];
+	char cmd[8192], test[2048];
 
 	snprintf(cmd, sizeof(cmd), KC " tso --litmus --vmlinux " KC_TSO_FIXTURE_BIN
 		 " " FX "/%s.log", log);

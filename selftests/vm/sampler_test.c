@@ -356,6 +356,35 @@ TEST_F_TIMEOUT(soak, load_unload_with_hot_targets, 1500)
 	}
 }
 
+/*
+ * 65 specs at load: refused (-ENOSPC) before anything is registered. The
+ * first engine left the first 64 targets' kprobes registered, their
+ * handlers in the freed module.
+ */
+TEST_F(soak, too_many_specs_at_load_leave_nothing)
+{
+	char params[2048] = "targets=";
+	int i;
+
+	if (!kc_in_vm())
+		SKIP(return, "not inside the kcollider test VM");
+	for (i = 0; i < 65; i++)
+		snprintf(params + strlen(params), sizeof(params) - strlen(params),
+			 "%skc_spec_%d", i ? "," : "", i);
+	ASSERT_NE(0, kc_load_module(kc_module_path(), params));
+	ASSERT_EQ(ENOSPC, errno);
+	ASSERT_FALSE(kc_path_exists(KCOLLIDER_SYSFS_DIR));
+	ASSERT_EQ(0, kprobes_listed());
+	/* a valid list at load, an exclusion in it */
+	ASSERT_EQ(0, kc_load_module(kc_module_path(),
+				    "targets=vmlinux,-pipe_*"));
+	ASSERT_LT(0, kc_read_attr("targets", buf, sizeof(buf)));
+	ASSERT_NE(NULL, strstr(buf, "-pipe_* functions=")) TH_LOG("%s", buf);
+	ASSERT_GT(kc_stat("sites"), 100000);
+	ASSERT_EQ(0, kc_unload_module("kcollider"));
+	ASSERT_EQ(0, kprobes_listed());
+}
+
 static int cpu_online(int cpu, bool on)
 {
 	char path[96];

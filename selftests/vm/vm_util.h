@@ -50,9 +50,22 @@ static inline int kc_load_module(const char *path, const char *params)
 	return ret;
 }
 
+/*
+ * While kcollider registers a kprobe in a module (milliseconds), kprobes
+ * holds a reference on it and an unload fails with EWOULDBLOCK: retry
+ * for a while, as a user's rmmod would.
+ */
 static inline int kc_unload_module(const char *name)
 {
-	return syscall(SYS_delete_module, name, O_NONBLOCK);
+	int i, ret;
+
+	for (i = 0; i < 100; i++) {
+		ret = syscall(SYS_delete_module, name, O_NONBLOCK);
+		if (!ret || errno != EWOULDBLOCK)
+			break;
+		usleep(100000);
+	}
+	return ret;
 }
 
 static inline bool kc_path_exists(const char *path)
