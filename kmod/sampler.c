@@ -126,30 +126,31 @@ static void kc_earn(void)
 	kc_last_ns = now;
 }
 
-/* Registration is slow: one at a time, the spent ones first. */
-static void kc_refill(unsigned int target)
+/* Registration is slow: one at a time. True if one was registered. */
+static bool kc_refill(unsigned int target)
 {
 	unsigned int reserve = kc_pool_reserve();
 	unsigned long addr;
 	int ret;
 
 	if (reserve >= target || !kc_sites_total())
-		return;
+		return false;
 	if (reserve >= KC_RESERVE_MIN) {
 		if (kc_register_ns < NSEC_PER_SEC)
-			return;
+			return false;
 		kc_register_ns -= NSEC_PER_SEC;
 	}
 	addr = kc_sites_pick();
 	if (!addr)
-		return;
+		return false;
 	ret = kc_pool_add(addr);
 	if (!ret)
-		return;
+		return true;
 	kc_add_fail++;
 	if (ret != -ENOSPC && ret != -EBUSY && ret != -EAGAIN &&
 	    ret != -ENOMEM)
 		kc_sites_refuse(addr);
+	return false;
 }
 
 static void kc_arm_budget(unsigned int max)
@@ -250,6 +251,7 @@ static unsigned int kc_register_rate(void)
 static int kc_keeper_fn(void *unused)
 {
 	u64 last = ktime_get_ns(), now;
+	bool added;
 
 	while (!kthread_should_stop()) {
 		unsigned int target = READ_ONCE(kc_settings.max_probes) +
@@ -259,14 +261,17 @@ static int kc_keeper_fn(void *unused)
 		kc_register_ns = min_t(u64, kc_register_ns + (now - last) *
 				       kc_register_rate(), NSEC_PER_SEC);
 		last = now;
-		kc_refill(target);
+		added = kc_refill(target);
 		kc_pool_scrub_disabled();
 		kc_pool_reap();
 		kc_watch_repair_local();
 		kc_stall_expire_marks();
-		/* back at once while the reserve is below its minimum */
-		if (kc_pool_reserve() >= KC_RESERVE_MIN ||
-		    !kc_sites_total())
+		/*
+		 * Back at once while the reserve fills up to its minimum; a
+		 * table smaller than that (a probe on each of its sites
+		 * already) must not keep us spinning.
+		 */
+		if (!added || kc_pool_reserve() >= KC_RESERVE_MIN)
 			schedule_timeout_interruptible(msecs_to_jiffies(20));
 	}
 	return 0;
