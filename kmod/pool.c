@@ -192,7 +192,6 @@ bool kc_pool_arm(void)
 	if (!p)
 		goto out;
 	p->armed_at = jiffies;
-	WRITE_ONCE(p->kp.post_handler, kc_probe_post);
 	/* armed before it is in the text: the first hit may come at once */
 	atomic_set(&p->state, KC_PROBE_ARMED);
 	t0 = ktime_get_ns();
@@ -530,15 +529,14 @@ const struct kc_insn *kc_pool_take(struct kprobe *kp)
 
 	if (state == KC_PROBE_ARMED &&
 	    atomic_cmpxchg(&p->state, KC_PROBE_ARMED, KC_PROBE_SPENT) ==
-	    KC_PROBE_ARMED) {
+	    KC_PROBE_ARMED)
 		/*
-		 * Until it is disabled, later hits are "boosted" (the copied
-		 * instruction jumps back by itself): one trap, not two. The
-		 * post-handler only had to keep the armed probe unoptimized.
+		 * The post-handler stays: kprobes may have wrapped the probe
+		 * in an aggregate whose post-handler calls ours after a check
+		 * (a NULL written here crashed it), so later hits are not
+		 * "boosted" and cost two traps until the disable.
 		 */
-		WRITE_ONCE(p->kp.post_handler, NULL);
 		return &p->insn;
-	}
 	if (state == KC_PROBE_IDLE || state == KC_PROBE_RESERVE)
 		WRITE_ONCE(p->stale_at, jiffies);
 	return NULL;
