@@ -49,19 +49,6 @@ static long fact(const char *name)
 	return p ? strtol(p + strlen(key), NULL, 10) : -1;
 }
 
-static bool run_until(const char *scenario, const char *needle, int budget_s)
-{
-	int t;
-
-	for (t = 0; t < budget_s; t += 2) {
-		if (run_scenario(scenario, 2000))
-			return false;
-		if (strstr(read_reports(), needle))
-			return true;
-	}
-	return false;
-}
-
 FIXTURE(btf) {
 	int unused;
 };
@@ -116,7 +103,7 @@ TEST_F_TIMEOUT(btf, f1_named_cache_nested_field, 120)
 	ASSERT_GT(size, 0);
 	ASSERT_EQ(0, kc_write_attr("targets", "kc_f1_inc_writes kc_f1_read_writes"));
 	ASSERT_EQ(0, kc_enable());
-	ASSERT_TRUE(run_until("f1", "kcollider: object: slab cache=kc_f1_obj ", 30))
+	ASSERT_TRUE(run_until_report("f1", "kcollider: object: slab cache=kc_f1_obj ", 30))
 		TH_LOG("%.2000s", read_reports());
 	check_field(_metadata, "struct kc_f1_obj", "stats.writes", off, size,
 		    "kc_f1_obj", "cache-name");
@@ -132,7 +119,7 @@ TEST_F_TIMEOUT(btf, r7_kmalloc_object_typed_by_the_arguments, 120)
 	snprintf(cache, sizeof(cache), "kmalloc-%ld", ksize);
 	ASSERT_EQ(0, kc_write_attr("targets", "kc_r7_inc_field kc_r7_read_field"));
 	ASSERT_EQ(0, kc_enable());
-	ASSERT_TRUE(run_until("r7", "kcollider: object: slab cache=kmalloc-", 30))
+	ASSERT_TRUE(run_until_report("r7", "kcollider: object: slab cache=kmalloc-", 30))
 		TH_LOG("%.2000s", read_reports());
 	/* "field" is an int: four bytes, as the report's access size says. */
 	check_field(_metadata, "struct kc_r7_obj", "field", off, sizeof(int),

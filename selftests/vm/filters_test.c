@@ -10,19 +10,6 @@
 
 
 /* Run @scenario in 2 s slices until @needle is logged or @budget_s pass. */
-static bool run_until(const char *scenario, const char *needle, int budget_s)
-{
-	int t;
-
-	for (t = 0; t < budget_s; t += 2) {
-		if (run_scenario(scenario, 2000))
-			return false;
-		if (strstr(read_reports(), needle))
-			return true;
-	}
-	return false;
-}
-
 FIXTURE(filters) {
 	int unused;
 };
@@ -56,7 +43,7 @@ static int start(const char *targets)
 TEST_F_TIMEOUT(filters, b1_increment_only_counter_is_benign_lossy_counter, 120)
 {
 	ASSERT_EQ(0, start("kc_planted:kc_b1_stat_inc"));
-	ASSERT_TRUE(run_until("b1", "kcollider: benign: filter=lossy-counter "
+	ASSERT_TRUE(run_until_report("b1", "kcollider: benign: filter=lossy-counter "
 			      "sampled=kc_b1_stat_inc racer=kc_b1_stat_inc", 30))
 		TH_LOG("%.2000s", read_reports());
 	ASSERT_EQ(NULL, strstr(read_reports(), "BUG: KCOLLIDER"))
@@ -67,7 +54,7 @@ TEST_F_TIMEOUT(filters, b1_increment_only_counter_is_benign_lossy_counter, 120)
 TEST_F_TIMEOUT(filters, r1_inc_and_dec_counter_stays_harmful, 120)
 {
 	ASSERT_EQ(0, start("kc_planted:kc_r1_inc,kc_planted:kc_r1_dec"));
-	ASSERT_TRUE(run_until("r1", "data-race in kc_r1_dec / kc_r1_inc", 30))
+	ASSERT_TRUE(run_until_report("r1", "data-race in kc_r1_dec / kc_r1_inc", 30))
 		TH_LOG("%.2000s", read_reports());
 	ASSERT_NE(NULL, strstr(read_reports(), "kcollider: class: harmful"));
 	ASSERT_EQ(NULL, strstr(read_reports(), "filter=lossy-counter"))
@@ -77,7 +64,7 @@ TEST_F_TIMEOUT(filters, r1_inc_and_dec_counter_stays_harmful, 120)
 TEST_F_TIMEOUT(filters, b2_test_of_other_bit_is_benign_other_bits, 120)
 {
 	ASSERT_EQ(0, start("kc_planted:kc_b2_test_bit5"));
-	ASSERT_TRUE(run_until("b2", "kcollider: benign: filter=other-bits "
+	ASSERT_TRUE(run_until_report("b2", "kcollider: benign: filter=other-bits "
 			      "sampled=kc_b2_test_bit5 racer=kc_b2_flip_bit0", 30))
 		TH_LOG("%.2000s", read_reports());
 	ASSERT_EQ(NULL, strstr(read_reports(), "BUG: KCOLLIDER"))
@@ -88,7 +75,7 @@ TEST_F_TIMEOUT(filters, b2_test_of_other_bit_is_benign_other_bits, 120)
 TEST_F_TIMEOUT(filters, r12_rmw_of_different_bits_stays_harmful, 120)
 {
 	ASSERT_EQ(0, start("kc_planted:kc_r12_clear_a,kc_planted:kc_r12_set_b"));
-	ASSERT_TRUE(run_until("r12", "data-race in kc_r12_clear_a / kc_r12_set_b",
+	ASSERT_TRUE(run_until_report("r12", "data-race in kc_r12_clear_a / kc_r12_set_b",
 			      30))
 		TH_LOG("%.2000s", read_reports());
 	ASSERT_NE(NULL, strstr(read_reports(), "kcollider: class: harmful"));
@@ -102,7 +89,7 @@ TEST_F_TIMEOUT(filters, b3_jiffies_is_suppressed_and_counted, 120)
 	char *p;
 
 	ASSERT_EQ(0, start("kc_planted:kc_b3_read_jiffies"));
-	ASSERT_TRUE(run_until("b3", "kcollider: benign: filter=suppressed "
+	ASSERT_TRUE(run_until_report("b3", "kcollider: benign: filter=suppressed "
 			      "sampled=kc_b3_read_jiffies", 30))
 		TH_LOG("%.2000s", read_reports());
 	ASSERT_EQ(NULL, strstr(read_reports(), "BUG: KCOLLIDER"));
@@ -117,7 +104,7 @@ TEST_F_TIMEOUT(filters, b3_jiffies_is_suppressed_and_counted, 120)
 TEST_F_TIMEOUT(filters, r4_same_value_write_marked_idempotent, 120)
 {
 	ASSERT_EQ(0, start("kc_planted:kc_r4_write_a,kc_planted:kc_r4_write_b"));
-	ASSERT_TRUE(run_until("r4", "kcollider: class: harmful idempotent=1", 30))
+	ASSERT_TRUE(run_until_report("r4", "kcollider: class: harmful idempotent=1", 30))
 		TH_LOG("%.2000s", read_reports());
 	ASSERT_NE(NULL, strstr(read_reports(), "data-race in kc_r4_write_a / kc_r4_write_b"));
 }
@@ -134,7 +121,7 @@ TEST_F_TIMEOUT(filters, n7_freed_and_reused_memory_never_reported, 120)
 TEST_F_TIMEOUT(filters, m1_plain_load_racing_lock_rmw_is_benign_locked_racer, 120)
 {
 	ASSERT_EQ(0, start("kc_planted:kc_m1_plain_read"));
-	ASSERT_TRUE(run_until("m1", "kcollider: benign: filter=locked-racer "
+	ASSERT_TRUE(run_until_report("m1", "kcollider: benign: filter=locked-racer "
 			      "sampled=kc_m1_plain_read racer=kc_m1_atomic_inc", 30))
 		TH_LOG("%.2000s", read_reports());
 	/*
@@ -164,7 +151,7 @@ TEST_F_TIMEOUT(filters, m2_plain_store_racing_lock_rmw_stays_harmful, 120)
 	 * shows as "unknown origin". Either way it must be harmful, and a
 	 * caught racer must be the LOCK'd increment.
 	 */
-	ASSERT_TRUE(run_until("m2", "BUG: KCOLLIDER: data-race in kc_m2_", 30))
+	ASSERT_TRUE(run_until_report("m2", "BUG: KCOLLIDER: data-race in kc_m2_", 30))
 		TH_LOG("%.2000s", read_reports());
 	ASSERT_NE(NULL, strstr(read_reports(), "kcollider: class: harmful"));
 	ASSERT_EQ(NULL, strstr(read_reports(), "filter=locked-racer"));
@@ -211,7 +198,7 @@ TEST_F_TIMEOUT(filters, filter_off_or_strict_gives_full_harmful_reports, 300)
 		ASSERT_EQ(0, kc_load_module(kc_module_path(), NULL));
 		ASSERT_EQ(0, kc_write_attr(c->switch_attr, c->switch_val));
 		ASSERT_EQ(0, start(c->targets));
-		ASSERT_TRUE(run_until(c->scenario, c->title, 30))
+		ASSERT_TRUE(run_until_report(c->scenario, c->title, 30))
 			TH_LOG("%s=%s: %.2000s", c->switch_attr, c->switch_val,
 			       read_reports());
 		ASSERT_NE(NULL, strstr(read_reports(), "kcollider: class: harmful"))
@@ -226,7 +213,7 @@ TEST_F_TIMEOUT(filters, benign_full_prints_the_whole_report_with_class, 120)
 {
 	ASSERT_EQ(0, kc_write_attr("benign_full", "1"));
 	ASSERT_EQ(0, start("kc_planted:kc_b1_stat_inc"));
-	ASSERT_TRUE(run_until("b1", "kcollider: class: benign filter=lossy-counter",
+	ASSERT_TRUE(run_until_report("b1", "kcollider: class: benign filter=lossy-counter",
 			      30))
 		TH_LOG("%.2000s", read_reports());
 	ASSERT_NE(NULL, strstr(read_reports(), "BUG: KCOLLIDER: data-race in kc_b1_stat_inc"));

@@ -12,19 +12,6 @@
 #include "../host/syz_title.h"
 
 /* Run @scenario in 2 s slices until @needle is logged or @budget_s pass. */
-static bool run_until(const char *scenario, const char *needle, int budget_s)
-{
-	int t;
-
-	for (t = 0; t < budget_s; t += 2) {
-		if (run_scenario(scenario, 2000))
-			return false;
-		if (strstr(read_reports(), needle))
-			return true;
-	}
-	return false;
-}
-
 FIXTURE(style) {
 	int unused;
 };
@@ -73,7 +60,7 @@ TEST_F_TIMEOUT(style, kcsan_style_r1_is_a_kcsan_data_race_to_syzkaller, 120)
 	ASSERT_EQ(0, kc_write_attr("report_style", "kcsan"));
 	ASSERT_EQ(0, kc_write_attr("targets", "kc_r1_inc kc_r1_dec"));
 	ASSERT_EQ(0, kc_enable());
-	ASSERT_TRUE(run_until("r1", "BUG: KCSAN: data-race in kc_r1_dec / kc_r1_inc", 30))
+	ASSERT_TRUE(run_until_report("r1", "BUG: KCSAN: data-race in kc_r1_dec / kc_r1_inc", 30))
 		TH_LOG("%.2000s", read_reports());
 	/*
 	 * Every crash syzkaller finds is a KCSAN data race: the two-sided
@@ -102,7 +89,7 @@ TEST_F_TIMEOUT(style, kcsan_style_benign_full_is_no_crash, 120)
 	ASSERT_EQ(0, kc_write_attr("benign_full", "1"));
 	ASSERT_EQ(0, kc_write_attr("targets", "kc_planted:kc_b1_stat_inc"));
 	ASSERT_EQ(0, kc_enable());
-	ASSERT_TRUE(run_until("b1", "kcollider: class: benign filter=lossy-counter", 30))
+	ASSERT_TRUE(run_until_report("b1", "kcollider: class: benign filter=lossy-counter", 30))
 		TH_LOG("%.2000s", read_reports());
 	EXPECT_NE(NULL, strstr(read_reports(), KC_REPORT_TITLE_BENIGN "kc_b1_stat_inc"))
 		TH_LOG("%.2000s", read_reports());

@@ -114,4 +114,22 @@ static inline int run_scenario(const char *name, int ms)
 	return kc_write_file(PLANTED_RUN, cmd);
 }
 
+/*
+ * Run @scenario in 2 s slices until @needle is in the report log or
+ * @budget_s seconds have passed: no test depends on a lucky first slice.
+ */
+static inline bool run_until_report(const char *scenario, const char *needle,
+				    int budget_s)
+{
+	int t;
+
+	for (t = 0; t < budget_s; t += 2) {
+		if (run_scenario(scenario, 2000))
+			return false;
+		if (strstr(read_reports(), needle))
+			return true;
+	}
+	return false;
+}
+
 #endif /* KC_VM_REPORTS_H */
