@@ -44,47 +44,134 @@ bool kc_filters_strict;
 bool kc_benign_full;
 atomic_long_t kc_filter_hits[KC_NR_FILTERS];
 
-/* ---- lossy counters: per-site history of racing with a decrement ---- */
+/* ---- lossy counters: only ever bumped by one, and nobody decides on them ---- */
 
+/*
+ * What the filter has learnt about a site or a location: a count that also
+ * goes down, moves by other amounts or is tested is no statistics counter,
+ * and stays one of those for the life of the module.
+ */
 struct kc_counter_history {
-	unsigned long ip;
-	bool decremented;
+	unsigned long key;
+	bool not_counter;
 };
 
 static struct kc_counter_history kc_history[KC_HISTORY_SLOTS];
 
-static struct kc_counter_history *kc_history_slot(unsigned long ip)
+static struct kc_counter_history *kc_history_slot(unsigned long key)
 {
-	unsigned int h = hash_long(ip, 8), i;
+	unsigned int h = hash_long(key, 8), i;
 
 	for (i = 0; i < 8; i++) {
 		struct kc_counter_history *e = &kc_history[(h + i) %
 							   KC_HISTORY_SLOTS];
 
-		if (e->ip == ip || !e->ip) {
-			e->ip = ip;
+		if (e->key == key || !e->key) {
+			e->key = key;
 			return e;
 		}
 	}
 	/* full around here: reuse, forgetting the oldest neighbour */
-	kc_history[h].ip = ip;
-	kc_history[h].decremented = false;
+	kc_history[h].key = key;
+	kc_history[h].not_counter = false;
 	return &kc_history[h];
 }
 
-static int kc_counter_step(const struct kc_side *a)
+static void kc_history_mark(unsigned long key)
 {
-	if (a->op == KC_OP_INC)
-		return 1;
-	if (a->op == KC_OP_DEC)
-		return -1;
-	if (!a->has_imm || !a->imm)
+	if (key)
+		kc_history_slot(key)->not_counter = true;
+}
+
+static bool kc_history_clean(unsigned long key)
+{
+	return !kc_history_slot(key)->not_counter;
+}
+
+/* The amount a plain read-modify-write adds; 0 when not an add. */
+static s64 kc_counter_amount(const struct kc_side *a)
+{
+	if (a->access != KC_ACC_RW || a->locked)
 		return 0;
-	if (a->op == KC_OP_ADD)
-		return a->imm > 0 ? 1 : -1;
-	if (a->op == KC_OP_SUB)
-		return a->imm < 0 ? 1 : -1;
-	return 0;
+	switch (a->op) {
+	case KC_OP_INC:
+		return 1;
+	case KC_OP_DEC:
+		return -1;
+	case KC_OP_ADD:
+		return a->has_imm ? a->imm : 0;
+	case KC_OP_SUB:
+		return a->has_imm ? -a->imm : 0;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Increments of the same kind: the very same instruction, or both a +1 of
+ * the same width. A count bumped by 1 here and by 2 or 0x100 there is a
+ * reference count or a packed field, and its lost updates matter.
+ */
+static bool kc_same_increment(const struct kc_side *a, const struct kc_side *b)
+{
+	s64 x = kc_counter_amount(a), y = kc_counter_amount(b);
+
+	if (x <= 0 || y <= 0)
+		return false;
+	if (a->ip == b->ip)
+		return true;
+	return x == 1 && y == 1 && a->size == b->size;
+}
+
+static bool kc_insn_reads_flags(const struct kc_insn *insn)
+{
+	return insn->op == KC_OP_JCC || insn->op == KC_OP_SETCC ||
+	       insn->op == KC_OP_CMOV || insn->op == KC_OP_ADC ||
+	       insn->op == KC_OP_SBB;
+}
+
+static bool kc_same_operand(const struct kc_mem_operand *x, unsigned long xnext,
+			    const struct kc_mem_operand *y, unsigned long ynext)
+{
+	if (x->base != y->base || x->index != y->index ||
+	    (x->index != KC_REG_NONE && x->scale != y->scale))
+		return false;
+	if (x->base == KC_REG_RIP)
+		return xnext + x->disp == ynext + y->disp;
+	return x->disp == y->disp;
+}
+
+/*
+ * A decision on the count right after the increment: its flags tested
+ * (`if (++x == limit)`), or the same location read back before the next
+ * branch. Unknown code (undecodable) counts as a decision.
+ */
+static bool kc_counter_decided(const struct kc_side *a)
+{
+	u8 code[(KC_CONSUMER_WINDOW + 1) * KC_INSN_MAX_LEN];
+	struct kc_insn rmw, insn;
+	unsigned int off, i;
+
+	if (copy_from_kernel_nofault(code, (void *)a->ip, sizeof(code)))
+		return true;
+	kc_pool_patch_original(a->ip, code, sizeof(code));
+	if (kc_decode(code, sizeof(code), &rmw) || !(rmw.flags & KC_INSN_MEM))
+		return true;
+	for (i = 0, off = rmw.length; i < KC_CONSUMER_WINDOW;
+	     i++, off += insn.length) {
+		if (kc_decode(code + off, sizeof(code) - off, &insn))
+			return true;
+		if (!i && kc_insn_reads_flags(&insn))
+			return true;
+		if ((insn.flags & KC_INSN_MEM) &&
+		    (insn.mem[0].access & KC_ACC_READ) &&
+		    kc_same_operand(&rmw.mem[0], a->ip + rmw.length,
+				    &insn.mem[0], a->ip + off + insn.length))
+			return true;
+		if (insn.flags & KC_INSN_BRANCH)
+			return false;
+	}
+	return false;
 }
 
 /*
@@ -100,22 +187,48 @@ static bool kc_value_went_up(const struct kc_report *r)
 	return !r->value_changed || (delta && delta <= (1U << 20));
 }
 
+/*
+ * What a report proves about the location, whatever its class: a site
+ * that decrements, increments of different kinds or a decision on the
+ * count, or a plain store racing an increment (a reset). A one-sided
+ * increment proves nothing: its racer is unknown.
+ */
+static void kc_counter_learn(const struct kc_report *r)
+{
+	s64 x = kc_counter_amount(&r->sampled);
+	s64 y = r->has_racer ? kc_counter_amount(&r->racer) : 0;
+	bool reset = r->has_racer &&
+		     ((x && r->racer.access == KC_ACC_WRITE) ||
+		      (y && r->sampled.access == KC_ACC_WRITE));
+
+	if (x < 0 || y < 0 || reset ||
+	    (x && y && (!kc_same_increment(&r->sampled, &r->racer) ||
+			kc_counter_decided(&r->sampled) ||
+			kc_counter_decided(&r->racer)))) {
+		kc_history_mark(x ? r->sampled.ip : 0);
+		kc_history_mark(y ? r->racer.ip : 0);
+		kc_history_mark(r->addr);
+	}
+}
+
+/*
+ * DataCollider's statistics counter: a location only ever incremented,
+ * whose exact value nobody relies on. Never decided without the racer: a
+ * one-sided report's other side may be the decrement of a reference count.
+ */
 static bool kc_is_lossy_counter(const struct kc_report *r)
 {
-	int a = kc_counter_step(&r->sampled), b = kc_counter_step(&r->racer);
-	struct kc_counter_history *ha, *hb;
+	const struct kc_side *a = &r->sampled, *b = &r->racer;
 
-	if (!a || !b)
-		return false;
-	ha = kc_history_slot(r->sampled.ip);
-	hb = kc_history_slot(r->racer.ip);
-	/* a count that also goes down is a reference count, forever */
-	if (a < 0 || b < 0) {
-		ha->decremented = true;
-		hb->decremented = true;
-		return false;
-	}
-	return !ha->decremented && !hb->decremented && kc_value_went_up(r);
+	if (!r->has_racer || !kc_same_increment(a, b) ||
+	    kc_counter_decided(a) || kc_counter_decided(b) ||
+	    !kc_value_went_up(r))
+		goto no;
+	return kc_history_clean(a->ip) && kc_history_clean(b->ip) &&
+	       kc_history_clean(r->addr);
+no:
+	kc_counter_learn(r);
+	return false;
 }
 
 /* ---- other bits: a test of bits the racing RMW did not change ---- */
@@ -420,11 +533,9 @@ int kc_filters_classify(struct kc_report *r)
 		return KC_FILTER_SUPPRESSED;
 	if (kc_filter_on(KC_FILTER_OTHER_BITS) && kc_is_other_bits(r))
 		return KC_FILTER_OTHER_BITS;
-	if (!r->has_racer)
-		return -1;
 	/* a plain load racing a LOCK'd RMW reads the old or the new value */
-	if (kc_filter_on(KC_FILTER_LOCKED_RACER) && r->racer.locked &&
-	    r->sampled.access == KC_ACC_READ)
+	if (kc_filter_on(KC_FILTER_LOCKED_RACER) && r->has_racer &&
+	    r->racer.locked && r->sampled.access == KC_ACC_READ)
 		return KC_FILTER_LOCKED_RACER;
 	if (kc_filter_on(KC_FILTER_LOSSY_COUNTER) && kc_is_lossy_counter(r))
 		return KC_FILTER_LOSSY_COUNTER;

@@ -69,12 +69,14 @@ struct kc_stats {
 	atomic_long_t stall_us;	/* time sampled threads were held */
 	atomic_long_t watch_full;
 	atomic_long_t watch_partial;
+	atomic_long_t window_partial;	/* never complete: values not compared */
 	atomic_long_t races;
 	atomic_long_t unknown_origin;
 	atomic_long_t reports_suppressed;
 	atomic_long_t reports_lost;
 	atomic_long_t dr_repaired;
 	atomic_long_t late_traps;
+	atomic_long_t racer_outside;	/* covering watch, other bytes */
 	atomic_long_t skipped[KC_NR_SKIPS];
 };
 
@@ -112,6 +114,8 @@ struct kc_side {
 	s64 imm;
 	u8 dest_reg;			/* a load's register, or 0xff */
 	u8 insn_len;
+	bool has_addr;			/* racer: addr computed from its regs */
+	unsigned long addr;
 };
 
 enum kc_obj_kind {
@@ -142,7 +146,39 @@ struct kc_report {
 	unsigned int obj_offset;
 	unsigned int obj_size;
 	bool idempotent;		/* a write of the value already there */
+	/*
+	 * An unaligned access is watched through the aligned range that
+	 * covers it; a trap there may be a neighbour's access, told apart
+	 * by the racer's address, computed from its registers.
+	 */
+	unsigned long watch_addr;
+	u8 watch_len;
+	bool racer_has_regs;
+	struct kc_regs racer_regs;
 };
+
+static inline void kc_regs_from_pt(const struct pt_regs *regs,
+				   struct kc_regs *r)
+{
+	r->gpr[KC_REG_RAX] = regs->ax;
+	r->gpr[KC_REG_RCX] = regs->cx;
+	r->gpr[KC_REG_RDX] = regs->dx;
+	r->gpr[KC_REG_RBX] = regs->bx;
+	r->gpr[KC_REG_RSP] = regs->sp;
+	r->gpr[KC_REG_RBP] = regs->bp;
+	r->gpr[KC_REG_RSI] = regs->si;
+	r->gpr[KC_REG_RDI] = regs->di;
+	r->gpr[KC_REG_R8] = regs->r8;
+	r->gpr[KC_REG_R9] = regs->r9;
+	r->gpr[KC_REG_R10] = regs->r10;
+	r->gpr[KC_REG_R11] = regs->r11;
+	r->gpr[KC_REG_R12] = regs->r12;
+	r->gpr[KC_REG_R13] = regs->r13;
+	r->gpr[KC_REG_R14] = regs->r14;
+	r->gpr[KC_REG_R15] = regs->r15;
+	r->fs_base = 0;
+	r->gs_base = this_cpu_read(this_cpu_off);
+}
 
 /* filters.c: benign-race classification */
 enum kc_filter {
@@ -276,8 +312,10 @@ void kc_watch_disarm(struct kc_slot *slot);
 void kc_watch_refresh(struct kc_slot *slot);
 void kc_watch_repair_local(void);
 int kc_watch_latency_show(struct seq_file *m, void *v);
-bool kc_watch_take_trap(struct kc_slot *slot, struct kc_side *racer);
+bool kc_watch_take_trap(struct kc_slot *slot, struct kc_side *racer,
+			struct kc_regs *regs);
 bool kc_watch_trapped(struct kc_slot *slot);
+bool kc_watch_complete(struct kc_slot *slot);
 bool kc_addr_is_detector(unsigned long addr, unsigned int size);
 bool kc_addr_forbidden(unsigned long addr, unsigned int size);
 
@@ -293,7 +331,7 @@ void kc_report_exit(void);
 void kc_report_submit(const struct kc_report *r);
 void kc_report_describe_object(struct kc_report *r);
 int kc_report_log_show(struct seq_file *m, void *v);
-void kc_decode_racer(struct kc_side *a);
+void kc_decode_racer(struct kc_side *a, const struct kc_regs *regs);
 
 /* debugfs.c */
 int kc_debugfs_init(void);

@@ -505,7 +505,7 @@ void kc_pool_drop_range(unsigned long start, unsigned long end)
 	batch = kmalloc_array(KC_POOL_SIZE, sizeof(*batch), GFP_KERNEL);
 	/* a registration or reaping in progress finishes first */
 	while (kc_pool_count(KC_PROBE_BUSY))
-		msleep(1);
+		usleep_range(1000, 2000);
 	mutex_lock(&kc_pool_lock);
 	for (i = 0; i < KC_POOL_SIZE; i++) {
 		struct kc_probe *p = &kc_probes[i];

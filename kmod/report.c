@@ -182,7 +182,30 @@ static bool kc_func_bounds(unsigned long ip, unsigned long *start,
  * trap ip; the instruction ending there made the access. A REP string
  * instruction with iterations left traps on itself.
  */
-void kc_decode_racer(struct kc_side *a)
+/*
+ * Where the racer's instruction accessed, from its registers after it ran:
+ * unknown when it changed a register its address is made of.
+ */
+static void kc_racer_address(struct kc_side *a, const struct kc_insn *insn,
+			     const struct kc_regs *regs)
+{
+	const struct kc_mem_operand *m = &insn->mem[0];
+	bool reg_written = insn->has_modrm && m->access != KC_ACC_WRITE &&
+			   (insn->reg == m->base || insn->reg == m->index);
+	struct kc_regs r = *regs;
+	u64 ea;
+
+	if (!(insn->flags & KC_INSN_MEM) || (insn->flags & KC_INSN_STRING) ||
+	    insn->op == KC_OP_PUSH || insn->op == KC_OP_POP || reg_written)
+		return;
+	r.ip = a->ip;
+	if (kc_effective_address(insn, 0, &r, &ea))
+		return;
+	a->addr = ea;
+	a->has_addr = true;
+}
+
+void kc_decode_racer(struct kc_side *a, const struct kc_regs *regs)
 {
 	unsigned long ip = a->trap_ip, start, size, off, len;
 	struct kc_insn insn, last = { };
@@ -226,6 +249,8 @@ void kc_decode_racer(struct kc_side *a)
 	a->imm = last.imm;
 	a->insn_len = last.length;
 	a->dest_reg = 0xff;
+	if (regs)
+		kc_racer_address(a, &last, regs);
 out:
 	kvfree(code);
 }
@@ -372,10 +397,13 @@ static void kc_out_tool_lines(const struct kc_report *r, u64 seq,
 		kc_out("%s%s: unknown\n", KC_REPORT_TOOL_LINE,
 		       KC_REPORT_KEY_RACER);
 	}
-	kc_out("%s%s: addr=0x%lx len=%u type=%s window_us=%u armed=%u/%u\n",
+	kc_out("%s%s: addr=0x%lx len=%u type=%s window_us=%u armed=%u/%u",
 	       KC_REPORT_TOOL_LINE, KC_REPORT_KEY_WATCH, r->addr, r->size,
 	       r->watch_rw ? "rw" : "w", r->window_us, r->armed_cpus,
 	       r->online_cpus);
+	if (r->watch_addr != r->addr || r->watch_len != r->size)
+		kc_out(" cover=0x%lx/%u", r->watch_addr, r->watch_len);
+	kc_out("\n");
 	kc_out("%s%s: sampled=%s sampled_irqs=%s", KC_REPORT_TOOL_LINE,
 	       KC_REPORT_KEY_CONTEXT, kc_ctx_names[s->ctx],
 	       s->irqs_on ? "on" : "off");
@@ -555,13 +583,38 @@ static void kc_out_benign_line(const struct kc_report *r, int filter, u64 seq)
 	       seq);
 }
 
+/*
+ * A covering watch traps on the neighbours of an unaligned field too: only
+ * a racer whose bytes meet the sampled ones (or whose address is unknown)
+ * raced with it.
+ */
+static bool kc_racer_overlaps(const struct kc_report *r)
+{
+	const struct kc_side *x = &r->racer;
+	unsigned int len = x->size ? min_t(unsigned int, x->size, 64) : 1;
+
+	if (r->watch_addr == r->addr && r->watch_len == r->size)
+		return true;
+	if (!x->has_addr)
+		return true;
+	return x->addr < r->addr + r->size && r->addr < x->addr + len;
+}
+
 static void kc_report_one(struct kc_report *r)
 {
 	int filter;
 	u64 seq;
 
-	if (r->has_racer)
-		kc_decode_racer(&r->racer);
+	if (r->has_racer) {
+		kc_decode_racer(&r->racer, r->racer_has_regs ?
+				&r->racer_regs : NULL);
+		if (!kc_racer_overlaps(r)) {
+			atomic_long_inc(&kc_stats.racer_outside);
+			r->has_racer = false;
+			if (!r->value_changed)
+				return;
+		}
+	}
 	/* before dedup: the counter history must see every race */
 	filter = kc_filters_classify(r);
 	if (kc_dedup_suppress(r->sampled.ip, r->has_racer ? r->racer.ip : 0)) {

@@ -51,6 +51,8 @@ struct kc_sample {
 	struct kc_mark *mark;
 	unsigned long addr;
 	unsigned int size;
+	unsigned long watch_addr;	/* the aligned range that covers it */
+	unsigned int watch_len;
 	unsigned long preempt;
 	bool irqs_on;
 	int cpu;
@@ -163,7 +165,8 @@ static bool kc_addr_sampled(unsigned long addr, unsigned int size)
 		struct kc_sample *s = &kc_samples[i];
 
 		if (atomic_read(&s->busy) && READ_ONCE(s->task) &&
-		    addr < s->addr + s->size && s->addr < addr + size)
+		    addr < s->watch_addr + s->watch_len &&
+		    s->watch_addr < addr + size)
 			return true;
 	}
 	return false;
@@ -191,35 +194,13 @@ static struct kc_sample *kc_sample_find(struct task_struct *task,
 	return NULL;
 }
 
-static void kc_regs_to_decoder(const struct pt_regs *regs, struct kc_regs *r)
-{
-	r->gpr[KC_REG_RAX] = regs->ax;
-	r->gpr[KC_REG_RCX] = regs->cx;
-	r->gpr[KC_REG_RDX] = regs->dx;
-	r->gpr[KC_REG_RBX] = regs->bx;
-	r->gpr[KC_REG_RSP] = regs->sp;
-	r->gpr[KC_REG_RBP] = regs->bp;
-	r->gpr[KC_REG_RSI] = regs->si;
-	r->gpr[KC_REG_RDI] = regs->di;
-	r->gpr[KC_REG_R8] = regs->r8;
-	r->gpr[KC_REG_R9] = regs->r9;
-	r->gpr[KC_REG_R10] = regs->r10;
-	r->gpr[KC_REG_R11] = regs->r11;
-	r->gpr[KC_REG_R12] = regs->r12;
-	r->gpr[KC_REG_R13] = regs->r13;
-	r->gpr[KC_REG_R14] = regs->r14;
-	r->gpr[KC_REG_R15] = regs->r15;
-	r->fs_base = 0;
-	r->gs_base = this_cpu_read(this_cpu_off);
-}
-
 static bool kc_site_address(const struct kc_insn *insn, unsigned long ip,
 			    struct pt_regs *regs, unsigned long *addr)
 {
 	struct kc_regs r;
 	u64 ea;
 
-	kc_regs_to_decoder(regs, &r);
+	kc_regs_from_pt(regs, &r);
 	r.ip = ip;
 	/* bt/bts with a register bit offset: the decoder adds the offset */
 	if (kc_effective_address(insn, 0, &r, &ea))
@@ -238,16 +219,38 @@ static bool kc_addr_on_stack(unsigned long addr, unsigned long sp)
 	return addr + IRQ_STACK_SIZE > sp && addr < sp + IRQ_STACK_SIZE;
 }
 
+/*
+ * The aligned 1/2/4/8-byte range a debug register can watch that covers
+ * the access: the access itself when aligned, a wider one around an
+ * unaligned field. An access crossing an 8-byte boundary would need two
+ * registers: not watched. Wider ones (SSE) are watched on their first 8.
+ */
+static bool kc_watch_cover(unsigned long addr, unsigned int size,
+			   unsigned long *base, unsigned int *len)
+{
+	unsigned int l;
+
+	size = min(size, 8U);
+	for (l = roundup_pow_of_two(max(size, 1U)); l <= 8; l *= 2) {
+		*base = addr & ~(unsigned long)(l - 1);
+		*len = l;
+		if (*base + l >= addr + size)
+			return true;
+	}
+	return false;
+}
+
 static bool kc_addr_watchable(unsigned long addr, unsigned int size,
 			      unsigned long sp)
 {
-	if (size > 8)
-		size = 8;
-	if (addr & (size - 1))
+	unsigned long base;
+	unsigned int len;
+
+	if (!kc_watch_cover(addr, size, &base, &len))
 		return false;
-	if (kc_addr_forbidden(addr, size))
+	if (kc_addr_forbidden(base, len))
 		return false;
-	return !kc_addr_on_stack(addr, sp);
+	return !kc_addr_on_stack(base, sp);
 }
 
 static void kc_redirect(unsigned long ip, struct pt_regs *regs)
@@ -297,7 +300,8 @@ int kc_stall_try(unsigned long ip, const struct kc_insn *insn,
 	unsigned long preempt = preempt_count() - (NMI_OFFSET + HARDIRQ_OFFSET);
 	unsigned int size = insn->mem[0].size;
 	struct kc_sample *s;
-	unsigned long addr;
+	unsigned long addr, watch_addr;
+	unsigned int watch_len;
 	int skip;
 
 	skip = kc_should_skip(preempt);
@@ -307,8 +311,9 @@ int kc_stall_try(unsigned long ip, const struct kc_insn *insn,
 	if (!kc_site_address(insn, ip, regs, &addr) ||
 	    !kc_addr_watchable(addr, size, regs->sp))
 		goto skipped;
+	kc_watch_cover(addr, size, &watch_addr, &watch_len);
 	skip = KC_SKIP_NO_SLOT;
-	if (kc_addr_sampled(addr, size))
+	if (kc_addr_sampled(watch_addr, watch_len))
 		goto skipped;
 	skip = KC_SKIP_ROTATION;
 	if (!kc_claim_window())
@@ -328,6 +333,8 @@ int kc_stall_try(unsigned long ip, const struct kc_insn *insn,
 	s->insn = *insn;
 	s->addr = addr;
 	s->size = min(size, 8U);
+	s->watch_addr = watch_addr;
+	s->watch_len = watch_len;
 	s->preempt = preempt;
 	s->irqs_on = !!(regs->flags & X86_EFLAGS_IF);
 	s->cpu = raw_smp_processor_id();
@@ -392,8 +399,30 @@ static u64 kc_now_us(void)
 	return div_u64(ktime_get_mono_fast_ns(), NSEC_PER_USEC);
 }
 
-static void kc_wait_window(struct kc_slot *slot, bool sleep,
-			   unsigned int us)
+/*
+ * The value a window compares against: read once every online CPU watches
+ * the address. A write made before the last CPU armed has no racer to
+ * name and is not "behind the thread's back"; counting it would turn the
+ * arming latency of a loaded host into one-sided reports.
+ */
+struct kc_window {
+	struct kc_slot *slot;
+	unsigned long addr;
+	unsigned int size;
+	bool complete;
+	u64 baseline;
+};
+
+static void kc_window_check(struct kc_window *w)
+{
+	if (w->complete || !kc_watch_complete(w->slot))
+		return;
+	w->complete = true;
+	if (!kc_watch_trapped(w->slot))
+		w->baseline = kc_read_value(w->addr, w->size);
+}
+
+static void kc_wait_window(struct kc_window *w, bool sleep, unsigned int us)
 {
 	u64 now, end = kc_now_us() + us;
 	unsigned int i, step;
@@ -407,13 +436,16 @@ static void kc_wait_window(struct kc_slot *slot, bool sleep,
 		for (now = kc_now_us(); now < end; now = kc_now_us()) {
 			step = min_t(u64, end - now, KC_REFRESH_US);
 			usleep_range(step, step + step / 8 + 1);
-			if (kc_now_us() < end && !kc_watch_trapped(slot))
-				kc_watch_refresh(slot);
+			if (kc_now_us() < end && !kc_watch_trapped(w->slot))
+				kc_watch_refresh(w->slot);
+			kc_window_check(w);
 		}
 		return;
 	}
-	for (i = 0; i < us && !kc_watch_trapped(slot); i++)
+	for (i = 0; i < us && !kc_watch_trapped(w->slot); i++) {
 		udelay(1);
+		kc_window_check(w);
+	}
 }
 
 static void kc_fill_sampled(struct kc_sample *s, struct pt_regs *regs,
@@ -442,6 +474,9 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 	unsigned int us = kc_window_us(sleep);
 	/* not on the stack: the interrupted context's stack may be small */
 	struct kc_report *r = &s->report;
+	struct kc_window w = {
+		.slot = s->slot, .addr = s->addr, .size = s->size,
+	};
 
 	memset(r, 0, sizeof(*r));
 	atomic_long_inc(&kc_stats.samples);
@@ -461,10 +496,20 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 		preempt_disable();
 		this_cpu_write(kc_cpu_busy, 1);
 	}
-	r->armed_cpus = kc_watch_arm(s->slot, s->addr, s->size, writes);
+	r->watch_addr = s->watch_addr;
+	r->watch_len = s->watch_len;
+	r->armed_cpus = kc_watch_arm(s->slot, s->watch_addr, s->watch_len,
+				     writes);
 	/* after arming: a write between the read and the watch is caught */
-	r->old_value = kc_read_value(s->addr, s->size);
-	kc_wait_window(s->slot, sleep, us);
+	w.baseline = kc_read_value(s->addr, s->size);
+	w.complete = r->armed_cpus >= r->online_cpus;
+	kc_wait_window(&w, sleep, us);
+	kc_window_check(&w);
+	/*
+	 * Read while still watched everywhere: disarming takes as long as
+	 * arming, and a write seen after that has no racer to name.
+	 */
+	r->new_value = kc_read_value(s->addr, s->size);
 	kc_watch_disarm(s->slot);
 	if (!sleep) {
 		this_cpu_write(kc_cpu_busy, 0);
@@ -476,9 +521,15 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 		atomic_long_inc(&kc_filter_hits[KC_FILTER_MEMORY_REUSE]);
 		return;
 	}
-	r->new_value = kc_read_value(s->addr, s->size);
-	r->value_changed = r->old_value != r->new_value;
-	r->has_racer = kc_watch_take_trap(s->slot, &r->racer);
+	r->old_value = w.baseline;
+	if (w.complete) {
+		r->armed_cpus = max(r->armed_cpus, r->online_cpus);
+		r->value_changed = r->old_value != r->new_value;
+	} else {
+		atomic_long_inc(&kc_stats.window_partial);
+	}
+	r->has_racer = kc_watch_take_trap(s->slot, &r->racer, &r->racer_regs);
+	r->racer_has_regs = r->has_racer;
 	if (!r->has_racer && !r->value_changed)
 		return;
 	kc_fill_sampled(s, regs, &r->sampled);

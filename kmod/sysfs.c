@@ -230,19 +230,23 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 	n += sysfs_emit_at(buf, n,
 			   "samples %ld\nstall_us %ld\n"
 			   "watch_full %ld\nwatch_partial %ld\n"
+			   "window_partial %ld\n"
 			   "races %ld\nunknown_origin %ld\n"
 			   "reports_suppressed %ld\nreports_lost %ld\n"
-			   "dr_repaired %ld\nlate_traps %ld\n",
+			   "dr_repaired %ld\nlate_traps %ld\n"
+			   "racer_outside %ld\n",
 			   atomic_long_read(&s->samples),
 			   atomic_long_read(&s->stall_us),
 			   atomic_long_read(&s->watch_full),
 			   atomic_long_read(&s->watch_partial),
+			   atomic_long_read(&s->window_partial),
 			   atomic_long_read(&s->races),
 			   atomic_long_read(&s->unknown_origin),
 			   atomic_long_read(&s->reports_suppressed),
 			   atomic_long_read(&s->reports_lost),
 			   atomic_long_read(&s->dr_repaired),
-			   atomic_long_read(&s->late_traps));
+			   atomic_long_read(&s->late_traps),
+			   atomic_long_read(&s->racer_outside));
 	for (i = 0; i < KC_NR_FILTERS; i++)
 		n += sysfs_emit_at(buf, n, "benign_%s %ld\n",
 				   kc_filter_names[i],

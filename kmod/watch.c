@@ -49,6 +49,7 @@ struct kc_slot {
 	atomic_t nr_traps;
 	atomic_t trap_done[KC_MAX_TRAPS];
 	struct kc_side traps[KC_MAX_TRAPS];
+	struct kc_regs trap_regs[KC_MAX_TRAPS];
 	/* Never accessed: the register parks here between windows. */
 	unsigned long placeholder;	/* naturally 8-byte aligned */
 };
@@ -74,6 +75,62 @@ static struct kc_slot kc_slots[KC_MAX_SLOTS];
 static unsigned int kc_nr_slots;
 static atomic_t kc_ipis_in_flight = ATOMIC_INIT(0);
 static int kc_cpuhp_state;
+
+/*
+ * Where perf keeps this CPU's copy of DR0-3 (cpu_debugreg[], static in
+ * arch/x86/kernel/hw_breakpoint.c), as a per-CPU offset; 0 if unknown.
+ * text_poke() and KVM reload the registers from that copy: a watch
+ * mirrored into it survives them instead of waiting to be repaired.
+ */
+static unsigned long kc_cpu_debugreg;
+
+static void kc_dr_write(int n, unsigned long v)
+{
+	set_debugreg(v, n);
+	if (kc_cpu_debugreg)
+		this_cpu_write(((unsigned long __percpu *)
+				(void __percpu __force *)kc_cpu_debugreg)[n], v);
+}
+
+/*
+ * hw_breakpoint_restore() (exported) loads cpu_debugreg[0..3] and then
+ * cpu_dr7 through %gs: its first five per-CPU loads must be four words
+ * eight bytes apart and then &cpu_dr7, or nothing is mirrored.
+ */
+static void kc_find_cpu_debugreg(void)
+{
+	u8 code[192];
+	unsigned long gs[5];
+	unsigned int n = 0, off = 0, i;
+	struct kc_insn insn;
+
+	if (copy_from_kernel_nofault(code, (void *)hw_breakpoint_restore,
+				     sizeof(code)))
+		return;
+	while (n < ARRAY_SIZE(gs) && off < sizeof(code)) {
+		if (kc_decode(code + off, sizeof(code) - off, &insn))
+			return;
+		off += insn.length;
+		/* %gs:sym, or %gs:sym(%rip) as 6.1 builds it */
+		if ((insn.flags & KC_INSN_MEM) &&
+		    insn.mem[0].seg == KC_SEG_GS &&
+		    insn.mem[0].index == KC_REG_NONE &&
+		    (insn.mem[0].base == KC_REG_NONE ||
+		     insn.mem[0].base == KC_REG_RIP))
+			gs[n++] = (long)insn.mem[0].disp +
+				  (insn.mem[0].base == KC_REG_RIP ?
+				   (unsigned long)hw_breakpoint_restore + off : 0);
+		if (insn.op == KC_OP_RET || insn.op == KC_OP_JMP)
+			break;
+	}
+	if (n < ARRAY_SIZE(gs) ||
+	    gs[4] != (unsigned long)(void __force *)&cpu_dr7)
+		return;
+	for (i = 1; i < HBP_NUM; i++)
+		if (gs[i] != gs[0] + i * sizeof(long))
+			return;
+	kc_cpu_debugreg = gs[0];
+}
 
 static unsigned long kc_dr_read(int n)
 {
@@ -165,7 +222,7 @@ static void kc_watch_apply_local(struct kc_slot *slot)
 		goto ack;
 	dr = kc_dr_read(drn);
 	if (!active) {
-		set_debugreg(kc_slot_parked(slot), drn);
+		kc_dr_write(drn, kc_slot_parked(slot));
 		wc->written[slot->index] = kc_slot_parked(slot);
 		goto ack;
 	}
@@ -175,11 +232,11 @@ static void kc_watch_apply_local(struct kc_slot *slot)
 		atomic_long_inc(&kc_stats.dr_repaired);
 	/* Kind first, while the register still parks on the placeholder. */
 	if (dr != addr) {
-		set_debugreg(kc_slot_parked(slot), drn);
+		kc_dr_write(drn, kc_slot_parked(slot));
 		kc_watch_set_kind(slot, drn, len, type);
 	}
 	wc->written[slot->index] = addr;
-	set_debugreg(addr, drn);
+	kc_dr_write(drn, addr);
 ack:
 	/* the register write is done before the arming CPU counts us */
 	smp_store_release(&wc->acked[slot->index], seq);
@@ -215,6 +272,35 @@ static void kc_watch_publish(struct kc_slot *slot, bool active,
 	smp_store_release(&slot->seq, slot->seq + 1);
 }
 
+/* On how many CPUs state @seq of @slot is in a debug register. */
+static unsigned int kc_watch_count_acked(struct kc_slot *slot,
+					 unsigned int seq)
+{
+	unsigned int done = 0;
+	int cpu;
+
+	for_each_online_cpu(cpu) {
+		struct kc_watch_cpu *wc = per_cpu_ptr(&kc_watch_cpu, cpu);
+
+		/* pairs with the ack in kc_watch_apply_local() */
+		if (smp_load_acquire(&wc->acked[slot->index]) == seq &&
+		    READ_ONCE(wc->holds[slot->index]))
+			done++;
+	}
+	return done;
+}
+
+/*
+ * Whether the open window now watches on every online CPU: arming IPIs
+ * that missed kc_watch_arm()'s deadline (a vCPU descheduled by the host)
+ * still land during the window.
+ */
+bool kc_watch_complete(struct kc_slot *slot)
+{
+	return kc_watch_count_acked(slot, READ_ONCE(slot->seq)) >=
+	       num_online_cpus();
+}
+
 /* Apply the slot's state everywhere; returns on how many CPUs it took. */
 static unsigned int kc_watch_propagate(struct kc_slot *slot)
 {
@@ -240,16 +326,7 @@ static unsigned int kc_watch_propagate(struct kc_slot *slot)
 	deadline = start + (u64)timeout * NSEC_PER_USEC;
 	/* bounded twice: by the clock, and by counting microsecond delays */
 	for (spins = 0; spins <= timeout; spins++) {
-		done = 0;
-		for_each_online_cpu(cpu) {
-			struct kc_watch_cpu *wc = per_cpu_ptr(&kc_watch_cpu, cpu);
-
-			/* pairs with the ack in kc_watch_apply_local() */
-			/* pairs with the ack in kc_watch_apply_local() */
-			if (smp_load_acquire(&wc->acked[slot->index]) == seq &&
-			    READ_ONCE(wc->holds[slot->index]))
-				done++;
-		}
+		done = kc_watch_count_acked(slot, seq);
 		if (done >= num_online_cpus() || ktime_get_mono_fast_ns() > deadline)
 			break;
 		udelay(1);
@@ -345,17 +422,32 @@ bool kc_watch_trapped(struct kc_slot *slot)
 	return atomic_read(&slot->nr_traps) > 0;
 }
 
-/* The first complete trap record of the window just closed. */
-bool kc_watch_take_trap(struct kc_slot *slot, struct kc_side *racer)
+#define KC_TRAP_RECORD_WAIT_NS	(10 * NSEC_PER_MSEC)
+
+/*
+ * The first complete trap record of the window just closed. A #DB handler
+ * still writing its record (its vCPU descheduled by the host, past the
+ * disarm timeout) is waited for, bounded: without it the report would
+ * lose its racer and read as a write of unknown origin.
+ */
+bool kc_watch_take_trap(struct kc_slot *slot, struct kc_side *racer,
+			struct kc_regs *regs)
 {
 	int i, n = min(atomic_read(&slot->nr_traps), KC_MAX_TRAPS);
+	u64 deadline = ktime_get_mono_fast_ns() + KC_TRAP_RECORD_WAIT_NS;
 
-	for (i = 0; i < n; i++) {
-		if (atomic_read_acquire(&slot->trap_done[i])) {
-			*racer = slot->traps[i];
-			return true;
+	if (!n)
+		return false;
+	do {
+		for (i = 0; i < n; i++) {
+			if (atomic_read_acquire(&slot->trap_done[i])) {
+				*racer = slot->traps[i];
+				*regs = slot->trap_regs[i];
+				return true;
+			}
 		}
-	}
+		udelay(1);
+	} while (ktime_get_mono_fast_ns() < deadline);
 	return false;
 }
 
@@ -402,6 +494,7 @@ static void kc_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 	a = &slot->traps[n];
 	memset(a, 0, sizeof(*a));
 	regs = kc_racer_regs(regs, &fixed);
+	kc_regs_from_pt(regs, &slot->trap_regs[n]);
 	a->trap_ip = regs->ip;
 	a->cpu = raw_smp_processor_id();
 	a->ctx = kc_ctx_of(pc);
@@ -580,6 +673,9 @@ int kc_watch_init(unsigned int nr_slots)
 
 	kc_nr_slots = nr_slots;
 	kc_percpu_bounds_init();
+	kc_find_cpu_debugreg();
+	if (!kc_cpu_debugreg)
+		pr_info("perf's debug-register copy not found: watches reset by text patching are repaired late\n");
 	for (i = 0; i < nr_slots; i++) {
 		struct kc_slot *slot = &kc_slots[i];
 

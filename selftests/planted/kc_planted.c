@@ -742,6 +742,127 @@ noinline void kc_r15_write(void)
 	WRITE_ONCE(kc_r15_x, ++v);
 }
 
+/*
+ * ---- R16: a reference count taken by one here and by two there ----
+ * Both are plain `add $n, mem`: lost updates leave the count wrong, and a
+ * lossy-counter verdict would hide a refcount bug.
+ */
+unsigned long kc_r16_ref;
+
+noinline void kc_r16_get(void)
+{
+	kc_r16_ref++;
+}
+
+noinline void kc_r16_get_two(void)
+{
+	kc_r16_ref += 2;
+}
+
+/* ---- R17: a task's ++ vs a softirq's += 0x100 on another CPU ---- */
+unsigned long kc_r17_count;
+static struct hrtimer kc_r17_timer;
+
+noinline void kc_r17_task_inc(void)
+{
+	kc_r17_count++;
+}
+
+noinline void kc_r17_softirq_add(void)
+{
+	kc_r17_count += 0x100;
+}
+
+static enum hrtimer_restart kc_r17_timer_fn(struct hrtimer *t)
+{
+	kc_r17_softirq_add();
+	hrtimer_forward_now(t, ns_to_ktime(100 * NSEC_PER_USEC));
+	return HRTIMER_RESTART;
+}
+
+static void kc_r17_timer_owner(void)
+{
+	if (!hrtimer_active(&kc_r17_timer))
+		hrtimer_start(&kc_r17_timer, ns_to_ktime(100 * NSEC_PER_USEC),
+			      HRTIMER_MODE_REL_PINNED_SOFT);
+	msleep(20);
+}
+
+static void kc_r17_stop(void)
+{
+	hrtimer_cancel(&kc_r17_timer);
+}
+
+/*
+ * ---- R18: a u16 at an odd offset of a packed struct ----
+ * No debug register takes an unaligned 2-byte length: the watch has to
+ * cover the field with an aligned one (or two) and filter by overlap.
+ */
+struct kc_r18_hdr {
+	u8 kind;
+	u16 len;
+	u8 pad[5];
+} __packed;
+
+struct kc_r18_hdr kc_r18_hdr __aligned(8);
+
+noinline void kc_r18_write_len(u16 v)
+{
+	kc_r18_hdr.len = v;
+}
+
+noinline u16 kc_r18_read_len(void)
+{
+	return kc_r18_hdr.len;
+}
+
+static void kc_r18_writer(void)
+{
+	static u16 n;
+
+	kc_r18_write_len(++n);
+}
+
+static void kc_r18_reader(void)
+{
+	WRITE_ONCE(kc_sink, kc_r18_read_len());
+}
+
+/*
+ * The neighbour: a byte inside the covering watch but outside the field.
+ * Its traps are no race with len; paced so len's own writer gets windows.
+ */
+noinline void kc_r18_write_kind(u8 v)
+{
+	kc_r18_hdr.kind = v;
+}
+
+static void kc_r18_kind_writer(void)
+{
+	static u8 k;
+
+	kc_r18_write_kind(++k);
+	udelay(20);
+}
+
+/*
+ * ---- B4: one statistics counter bumped by two functions ----
+ * Two `add $1` sites of the same width: a lossy counter all the same.
+ * tx touches the sink too, so the compiler cannot fold the two.
+ */
+unsigned long kc_b4_stat;
+
+noinline void kc_b4_stat_rx(void)
+{
+	kc_b4_stat++;
+}
+
+noinline void kc_b4_stat_tx(void)
+{
+	kc_b4_stat++;
+	WRITE_ONCE(kc_sink, 1);
+}
+
 /* ---- running a scenario ---- */
 
 static int kc_worker_fn(void *data)
@@ -805,6 +926,12 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "r13", { kc_r13_sb0, kc_r13_sb1 }, { 0, 1 } },
 	{ "r14", { kc_r14_sb0, kc_r14_sb1 }, { 0, 1 } },
 	{ "r15", { kc_r15_read, kc_r15_write }, { 0, 1 } },
+	{ "r16", { kc_r16_get, kc_r16_get_two }, { 0, 1 } },
+	{ "r17", { kc_r17_task_inc, kc_r17_timer_owner }, { 0, 1 },
+		kc_r17_stop },
+	{ "r18", { kc_r18_writer, kc_r18_reader, kc_r18_kind_writer },
+		{ 0, 1, 2 } },
+	{ "b4", { kc_b4_stat_rx, kc_b4_stat_tx }, { 0, 1 } },
 };
 
 /* Sleeps @ms, or less when the writer is signalled; -EINTR then. */
@@ -905,6 +1032,10 @@ static const struct {
 	{ "n2_count", &kc_n2_count },
 	{ "n3_atomic", &kc_n3_atomic },
 	{ "n4_value", &kc_n4_value },
+	{ "r16_ref", &kc_r16_ref },
+	{ "r17_count", &kc_r17_count },
+	{ "r18_len", &kc_r18_hdr.len },
+	{ "b4_stat", &kc_b4_stat },
 };
 
 static void kc_fact_addr(struct seq_file *m, const char *name,
@@ -959,6 +1090,9 @@ static int __init kc_planted_init(void)
 	hrtimer_init(&kc_r6_timer, CLOCK_MONOTONIC,
 		     HRTIMER_MODE_REL_PINNED_SOFT);
 	kc_r6_timer.function = kc_r6_timer_fn;
+	hrtimer_init(&kc_r17_timer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL_PINNED_SOFT);
+	kc_r17_timer.function = kc_r17_timer_fn;
 	kc_dir = debugfs_create_dir("kc_planted", NULL);
 	debugfs_create_file("run", 0200, kc_dir, NULL, &kc_run_fops);
 	debugfs_create_file("facts", 0400, kc_dir, NULL, &kc_facts_fops);
@@ -980,6 +1114,7 @@ static void __exit kc_planted_exit(void)
 	debugfs_remove_recursive(kc_dir);
 	hrtimer_cancel(&kc_r5_timer);
 	hrtimer_cancel(&kc_r6_timer);
+	hrtimer_cancel(&kc_r17_timer);
 	vunmap(kc_r8_alias);
 	__free_page(kc_r8_page);
 	kmem_cache_free(kc_f1_cache, kc_f1_obj);

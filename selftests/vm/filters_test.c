@@ -61,6 +61,56 @@ TEST_F_TIMEOUT(filters, r1_inc_and_dec_counter_stays_harmful, 120)
 		TH_LOG("%.2000s", read_reports());
 }
 
+/*
+ * Counters that are not statistics: a count bumped by different amounts
+ * loses updates that matter. Each needs its harmful two-sided report, and
+ * no lossy-counter verdict on the pair, whichever side was sampled.
+ */
+static void expect_counter_pair_harmful(struct __test_metadata *_metadata,
+					const char *scenario, const char *a,
+					const char *b)
+{
+	char targets[128], title[128], benign[160];
+
+	snprintf(targets, sizeof(targets), "kc_planted:%s kc_planted:%s", a, b);
+	snprintf(title, sizeof(title), "BUG: KCOLLIDER: data-race in %s / %s",
+		 strcmp(a, b) < 0 ? a : b, strcmp(a, b) < 0 ? b : a);
+	ASSERT_EQ(0, start(targets));
+	ASSERT_TRUE(run_until_report(scenario, title, 30))
+		TH_LOG("%.2000s", read_reports());
+	ASSERT_NE(NULL, strstr(read_reports(), "kcollider: class: harmful"));
+	snprintf(benign, sizeof(benign),
+		 "filter=lossy-counter sampled=%s racer=%s", a, b);
+	EXPECT_EQ(NULL, strstr(read_reports(), benign)) TH_LOG("%.2000s", read_reports());
+	snprintf(benign, sizeof(benign),
+		 "filter=lossy-counter sampled=%s racer=%s", b, a);
+	EXPECT_EQ(NULL, strstr(read_reports(), benign)) TH_LOG("%.2000s", read_reports());
+	EXPECT_EQ(0, kc_stat("benign_lossy-counter"));
+}
+
+TEST_F_TIMEOUT(filters, r16_refcount_inc_vs_add_two_stays_harmful, 120)
+{
+	expect_counter_pair_harmful(_metadata, "r16", "kc_r16_get",
+				    "kc_r16_get_two");
+}
+
+TEST_F_TIMEOUT(filters, r17_task_inc_vs_softirq_add_0x100_stays_harmful, 120)
+{
+	expect_counter_pair_harmful(_metadata, "r17", "kc_r17_task_inc",
+				    "kc_r17_softirq_add");
+}
+
+/* Two +1 sites of the same width on one counter: still a statistic. */
+TEST_F_TIMEOUT(filters, b4_counter_bumped_by_two_functions_is_lossy_counter, 120)
+{
+	ASSERT_EQ(0, start("kc_planted:kc_b4_stat_rx kc_planted:kc_b4_stat_tx"));
+	ASSERT_TRUE(run_until_report("b4", "kcollider: benign: filter=lossy-counter "
+				     "sampled=kc_b4_stat_", 30))
+		TH_LOG("%.2000s", read_reports());
+	ASSERT_EQ(NULL, strstr(read_reports(), "BUG: KCOLLIDER"))
+		TH_LOG("%.2000s", read_reports());
+}
+
 TEST_F_TIMEOUT(filters, b2_test_of_other_bit_is_benign_other_bits, 120)
 {
 	ASSERT_EQ(0, start("kc_planted:kc_b2_test_bit5"));

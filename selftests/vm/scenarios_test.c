@@ -504,6 +504,43 @@ TEST_F_TIMEOUT(scenario, r11_u64_write_vs_upper_u16_read_overlap, 120)
 	ASSERT_NE(NULL, strstr(reports[0], want)) TH_LOG("%s", reports[0]);
 }
 
+/*
+ * R18: a u16 at an odd offset. Debug registers take aligned lengths only:
+ * the watch covers the field with an aligned 4 bytes, and the traps of the
+ * byte beside it (kind, written by a third thread) are no race with len.
+ */
+TEST_F_TIMEOUT(scenario, r18_unaligned_packed_u16_covered_and_filtered, 180)
+{
+	static const char * const title[] = {
+		"data-race in kc_r18_read_len / kc_r18_write_len", NULL,
+	};
+	static const struct expect w = { "kc_r18_write_len", "write", 2 };
+	static const struct expect r = { "kc_r18_read_len", "read", 2 };
+	char word[64], want[96];
+	unsigned long addr;
+	int t;
+
+	ASSERT_TRUE(planted_fact("r18_len", word, sizeof(word)));
+	addr = strtoul(word, NULL, 16);
+	ASSERT_EQ(1, addr & 1) TH_LOG("the field is not at an odd address");
+	ASSERT_EQ(0, target("kc_r18_write_len kc_r18_read_len"));
+	ASSERT_EQ(0, kc_enable());
+	ASSERT_TRUE(run_until("r18", title))
+		TH_LOG("no R18 report; log:\n%.3000s", read_reports());
+	ASSERT_SIDES(reports[0], &w, &r);
+	snprintf(want, sizeof(want),
+		 "\nkcollider: watch: addr=0x%lx len=2 ", addr);
+	ASSERT_NE(NULL, strstr(reports[0], want)) TH_LOG("%s", reports[0]);
+	snprintf(want, sizeof(want), " cover=0x%lx/4\n", addr & ~3UL);
+	ASSERT_NE(NULL, strstr(reports[0], want)) TH_LOG("%s", reports[0]);
+	/* the neighbour traps inside the cover, and is never a racer */
+	for (t = 0; t < 60 && kc_stat("racer_outside") < 1; t += 2)
+		ASSERT_EQ(0, run_scenario("r18", 2000));
+	EXPECT_GE(kc_stat("racer_outside"), 1);
+	EXPECT_EQ(NULL, strstr(read_reports(), "kc_r18_write_kind"))
+		TH_LOG("%.3000s", read_reports());
+}
+
 TEST_F_TIMEOUT(scenario, r12_and_not_a_vs_or_b_rmw, 120)
 {
 	static const char * const title[] = {
