@@ -356,22 +356,63 @@ static u64 kc_consumer_mask(const struct kc_side *s, unsigned long next)
 	return 0;
 }
 
+/*
+ * Bits the write side can have changed: what its RMW touches, plus what
+ * the value line shows changed. A plain store (of a computed value, say)
+ * is judged by the value line alone, so that needs a window that was
+ * watched everywhere from start to end.
+ */
+static bool kc_written_bits(const struct kc_report *r, const struct kc_side *w,
+			    u64 *changed)
+{
+	u64 diff = (r->old_value ^ r->new_value) & kc_size_mask(r->size);
+
+	*changed = r->values_valid ? diff : 0;
+	if (w->access == KC_ACC_RW && kc_rmw_mask(w, r->size)) {
+		*changed |= kc_rmw_mask(w, r->size);
+		return true;
+	}
+	return r->values_valid && (w->access & KC_ACC_WRITE);
+}
+
+/* The tester's mask, when one side only tests constant bits. */
+static u64 kc_tested_bits(const struct kc_side *t)
+{
+	if (t->access != KC_ACC_READ)
+		return 0;
+	return kc_consumer_mask(t, t->ip + t->insn_len);
+}
+
+/*
+ * One side only tests a constant mask, and no bit under it changed: the
+ * other side (an RMW of other bits, or any store whose value kept them)
+ * cannot change the test's outcome.
+ */
 static bool kc_is_other_bits(const struct kc_report *r)
 {
 	u64 changed, tested;
 
-	/* two-sided: only against a read-modify-write; one-sided: values */
-	if (r->sampled.access != KC_ACC_READ ||
-	    (r->has_racer && r->racer.access != KC_ACC_RW))
+	if (!r->has_racer) {
+		/* one-sided: the value line is all there is */
+		if (!r->values_valid || r->sampled.access != KC_ACC_READ)
+			return false;
+		changed = (r->old_value ^ r->new_value) &
+			  kc_size_mask(r->size);
+		tested = kc_tested_bits(&r->sampled);
+		return changed && tested && !(tested & changed);
+	}
+	tested = kc_tested_bits(&r->sampled);
+	if (tested && kc_written_bits(r, &r->racer, &changed))
+		return !(tested & changed);
+	/* the sampled write runs after the window: only its RMW mask counts */
+	tested = kc_tested_bits(&r->racer);
+	changed = kc_rmw_mask(&r->sampled, r->size);
+	if (r->sampled.access != KC_ACC_RW || !tested || !changed)
 		return false;
-	changed = r->has_racer ? kc_rmw_mask(&r->racer, r->size) : 0;
-	if (r->value_changed)
-		changed |= (r->old_value ^ r->new_value) & kc_size_mask(r->size);
-	if (!changed)
-		return false;
-	tested = kc_consumer_mask(&r->sampled, r->sampled.ip +
-				  r->sampled.insn_len);
-	return tested && !(tested & changed);
+	if (r->values_valid)
+		changed |= (r->old_value ^ r->new_value) &
+			   kc_size_mask(r->size);
+	return !(tested & changed);
 }
 
 /* ---- racy-by-design variables and functions ---- */

@@ -146,6 +146,7 @@ struct kc_report {
 	unsigned int obj_offset;
 	unsigned int obj_size;
 	bool idempotent;		/* a write of the value already there */
+	bool values_valid;		/* old/new read while fully watched */
 	/*
 	 * An unaligned access is watched through the aligned range that
 	 * covers it; a trap there may be a neighbour's access, told apart

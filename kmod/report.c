@@ -248,7 +248,9 @@ void kc_decode_racer(struct kc_side *a, const struct kc_regs *regs)
 	a->has_imm = last.has_imm;
 	a->imm = last.imm;
 	a->insn_len = last.length;
-	a->dest_reg = 0xff;
+	/* a load's register: filters follow what its consumer tests */
+	a->dest_reg = a->access == KC_ACC_READ && last.op == KC_OP_MOV &&
+		      last.has_modrm ? last.reg : 0xff;
 	if (regs)
 		kc_racer_address(a, &last, regs);
 out:

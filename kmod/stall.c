@@ -522,6 +522,7 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 		return;
 	}
 	r->old_value = w.baseline;
+	r->values_valid = w.complete;
 	if (w.complete) {
 		r->armed_cpus = max(r->armed_cpus, r->online_cpus);
 		r->value_changed = r->old_value != r->new_value;

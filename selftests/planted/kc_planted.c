@@ -482,6 +482,30 @@ static void kc_b2_tester(void)
 	WRITE_ONCE(kc_sink, kc_b2_test_bit5());
 }
 
+/*
+ * ---- B5: a plain store of a computed value vs a test of other bits ----
+ * The writer loads, flips bit 0 and stores (no RMW instruction to read
+ * its mask from); the value line shows bit 5 never changed.
+ */
+unsigned int kc_b5_word;
+
+noinline void kc_b5_store_flipped(void)
+{
+	unsigned int v = READ_ONCE(kc_b5_word);
+
+	WRITE_ONCE(kc_b5_word, v ^ 1);
+}
+
+noinline int kc_b5_test_bit5(void)
+{
+	return !!(kc_b5_word & 0x20);
+}
+
+static void kc_b5_tester(void)
+{
+	WRITE_ONCE(kc_sink, kc_b5_test_bit5());
+}
+
 /* ---- B3: a read of jiffies, racy by design ---- */
 
 noinline unsigned long kc_b3_read_jiffies(void)
@@ -932,6 +956,7 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "r18", { kc_r18_writer, kc_r18_reader, kc_r18_kind_writer },
 		{ 0, 1, 2 } },
 	{ "b4", { kc_b4_stat_rx, kc_b4_stat_tx }, { 0, 1 } },
+	{ "b5", { kc_b5_store_flipped, kc_b5_tester }, { 0, 1 } },
 };
 
 /* Sleeps @ms, or less when the writer is signalled; -EINTR then. */

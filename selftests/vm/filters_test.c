@@ -122,6 +122,17 @@ TEST_F_TIMEOUT(filters, b2_test_of_other_bit_is_benign_other_bits, 120)
 	ASSERT_GE(kc_stat("benign_other-bits"), 1);
 }
 
+/* The writer is a plain store: the value line says bit 5 never changed. */
+TEST_F_TIMEOUT(filters, b5_store_keeping_the_tested_bit_is_other_bits, 120)
+{
+	ASSERT_EQ(0, start("kc_planted:kc_b5_test_bit5"));
+	ASSERT_TRUE(run_until_report("b5", "kcollider: benign: filter=other-bits "
+			      "sampled=kc_b5_test_bit5 racer=kc_b5_store_flipped", 30))
+		TH_LOG("%.2000s", read_reports());
+	ASSERT_EQ(NULL, strstr(read_reports(), "BUG: KCOLLIDER"))
+		TH_LOG("%.2000s", read_reports());
+}
+
 TEST_F_TIMEOUT(filters, r12_rmw_of_different_bits_stays_harmful, 120)
 {
 	ASSERT_EQ(0, start("kc_planted:kc_r12_clear_a,kc_planted:kc_r12_set_b"));
