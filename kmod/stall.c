@@ -564,8 +564,12 @@ __visible void kc_stall(struct pt_regs *regs)
 	struct kc_sample *s = kc_sample_find(current, regs->sp);
 	u64 start = ktime_get_mono_fast_ns();
 
-	if (WARN_ON_ONCE(!s))
+	if (WARN_ON_ONCE(!s)) {
+		/* its slot stays lost; the counts unload waits on must not */
+		atomic_dec(&kc_windows_open);
+		atomic_dec(&kc_stalls_in_flight);
 		return;
+	}
 	if (rcu_is_watching())
 		kc_sample_run(s, regs);
 	else

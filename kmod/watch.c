@@ -301,12 +301,25 @@ bool kc_watch_complete(struct kc_slot *slot)
 	       num_online_cpus();
 }
 
+/* Apply the slot's state here, and ask every other online CPU to. */
+static void kc_watch_send(struct kc_slot *slot, int this_cpu)
+{
+	unsigned long flags;
+	int cpu;
+
+	local_irq_save(flags);
+	kc_watch_apply_local(slot);
+	local_irq_restore(flags);
+	for_each_online_cpu(cpu)
+		if (cpu != this_cpu)
+			kc_watch_kick(slot, cpu);
+}
+
 /* Apply the slot's state everywhere; returns on how many CPUs it took. */
 static unsigned int kc_watch_propagate(struct kc_slot *slot)
 {
 	unsigned int seq = slot->seq, done = 0, timeout, spins;
-	int cpu, this_cpu;
-	unsigned long flags;
+	int this_cpu;
 	u64 start, deadline;
 
 	this_cpu = get_cpu();
@@ -316,12 +329,7 @@ static unsigned int kc_watch_propagate(struct kc_slot *slot)
 	 * would never end. The fast monotonic clock reads the clocksource.
 	 */
 	start = ktime_get_mono_fast_ns();
-	local_irq_save(flags);
-	kc_watch_apply_local(slot);
-	local_irq_restore(flags);
-	for_each_online_cpu(cpu)
-		if (cpu != this_cpu)
-			kc_watch_kick(slot, cpu);
+	kc_watch_send(slot, this_cpu);
 	timeout = READ_ONCE(kc_settings.arm_timeout_us);
 	deadline = start + (u64)timeout * NSEC_PER_USEC;
 	/* bounded twice: by the clock, and by counting microsecond delays */
@@ -357,7 +365,12 @@ int kc_watch_latency_show(struct seq_file *m, void *v)
  */
 void kc_watch_refresh(struct kc_slot *slot)
 {
-	kc_watch_propagate(slot);
+	/*
+	 * Not waiting for the acks: a sleeping window must not spin with
+	 * preemption off; kc_watch_complete() sees them land.
+	 */
+	kc_watch_send(slot, get_cpu());
+	put_cpu();
 }
 
 /*

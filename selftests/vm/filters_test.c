@@ -174,6 +174,7 @@ TEST_F_TIMEOUT(filters, n7_freed_and_reused_memory_never_reported, 120)
 {
 	ASSERT_EQ(0, start("kc_planted:kc_n7_use_a,kc_planted:kc_n7_use_b"));
 	ASSERT_EQ(0, run_scenario("n7", 10000));
+	run_until_stat("n7", "samples", 1, 60);
 	ASSERT_GT(kc_stat("samples"), 0);
 	ASSERT_EQ(NULL, strstr(read_reports(), "BUG: KCOLLIDER"))
 		TH_LOG("%.2000s", read_reports());

@@ -603,6 +603,7 @@ TEST_F_TIMEOUT(scenario, b3_jiffies_read_outcome_recorded, 120)
 	ASSERT_EQ(0, target("kc_b3_read_jiffies"));
 	ASSERT_EQ(0, kc_enable());
 	ASSERT_EQ(0, run_scenario("b3", N_RUN_MS));
+	run_until_stat("b3", "samples", 1, 60);
 	ASSERT_GT(kc_stat("samples"), 0);
 	reported = find_report(read_reports(), needles, reports[0],
 			       sizeof(reports[0]));
@@ -633,6 +634,8 @@ static void expect_silence(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, target(funcs));
 	ASSERT_EQ(0, kc_enable());
 	ASSERT_EQ(0, run_scenario(scenario, N_RUN_MS));
+	/* silence means nothing only once the code was sampled */
+	run_until_stat(scenario, sampled ? "samples" : "fired", 1, 60);
 	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
 	usleep(200000);		/* the report worker drains its queue */
 	fprintf(stderr, "# %s: fired %ld samples %ld races %ld unknown %ld\n",

@@ -132,4 +132,23 @@ static inline bool run_until_report(const char *scenario, const char *needle,
 	return false;
 }
 
+/*
+ * Run @scenario in 1 s slices until counter @stat reaches @min or
+ * @budget_s seconds have passed; returns the last value read. How soon a
+ * probe fires depends on the host's load, never how sure the test is.
+ */
+static inline long run_until_stat(const char *scenario, const char *stat,
+				  long min, int budget_s)
+{
+	long v = kc_stat(stat);
+	int t;
+
+	for (t = 0; t < budget_s && v < min; t++) {
+		if (run_scenario(scenario, 1000))
+			return -1;
+		v = kc_stat(stat);
+	}
+	return v;
+}
+
 #endif /* KC_VM_REPORTS_H */
