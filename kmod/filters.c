@@ -37,9 +37,12 @@ const char * const kc_filter_names[KC_NR_FILTERS] = {
 	[KC_FILTER_OTHER_BITS] = "other-bits",
 	[KC_FILTER_SUPPRESSED] = "suppressed",
 	[KC_FILTER_MEMORY_REUSE] = "memory-reuse",
+	[KC_FILTER_MARKED_ATOMIC] = "marked-atomic",
 };
 
-bool kc_filter_enabled[KC_NR_FILTERS] = { true, true, true, true, true };
+bool kc_filter_enabled[KC_NR_FILTERS] = {
+	[0 ... KC_NR_FILTERS - 1] = true,
+};
 bool kc_filters_strict;
 bool kc_benign_full;
 atomic_long_t kc_filter_hits[KC_NR_FILTERS];
@@ -415,6 +418,43 @@ static bool kc_is_other_bits(const struct kc_report *r)
 	return !(tested & changed);
 }
 
+/* ---- marked accesses: plain loads and stores of an atomic variable ---- */
+
+static bool kc_plain_load_or_store(const struct kc_side *a)
+{
+	return a->op == KC_OP_MOV && !a->locked &&
+	       (a->access == KC_ACC_READ || a->access == KC_ACC_WRITE);
+}
+
+/*
+ * atomic_read() and atomic_set() compile to plain movs: a debug register
+ * cannot tell them from a data race. A location the code under test also
+ * updates with LOCK'd instructions is an atomic variable, and its plain
+ * loads and stores are the marked ones, when both sides are seen. A plain
+ * RMW (`v.counter++`) of it, or a store racing its LOCK'd update, stays a
+ * race.
+ */
+static bool kc_is_marked_atomic(const struct kc_report *r)
+{
+	/* an unseen racer may be the plain RMW, or a LOCK'd one a store loses */
+	if (!r->has_racer || !kc_plain_load_or_store(&r->sampled) ||
+	    !kc_plain_load_or_store(&r->racer))
+		return false;
+	return kc_sites_addr_atomic(r->addr, r->size);
+}
+
+/*
+ * A single aligned load/store pair, nothing known about its marking: it
+ * may be READ_ONCE()/WRITE_ONCE(), which the binary does not show.
+ */
+bool kc_marking_unknown(const struct kc_report *r)
+{
+	return r->has_racer && kc_plain_load_or_store(&r->sampled) &&
+	       kc_plain_load_or_store(&r->racer) && r->size <= 8 &&
+	       !(r->addr & (r->size - 1)) &&
+	       (r->sampled.access | r->racer.access) == KC_ACC_RW;
+}
+
 /* ---- racy-by-design variables and functions ---- */
 
 struct kc_suppression {
@@ -580,6 +620,8 @@ int kc_filters_classify(struct kc_report *r)
 		return KC_FILTER_LOCKED_RACER;
 	if (kc_filter_on(KC_FILTER_LOSSY_COUNTER) && kc_is_lossy_counter(r))
 		return KC_FILTER_LOSSY_COUNTER;
+	if (kc_filter_on(KC_FILTER_MARKED_ATOMIC) && kc_is_marked_atomic(r))
+		return KC_FILTER_MARKED_ATOMIC;
 	return -1;
 }
 

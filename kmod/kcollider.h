@@ -188,6 +188,7 @@ enum kc_filter {
 	KC_FILTER_OTHER_BITS,
 	KC_FILTER_SUPPRESSED,
 	KC_FILTER_MEMORY_REUSE,
+	KC_FILTER_MARKED_ATOMIC,
 	KC_NR_FILTERS,
 };
 
@@ -201,6 +202,7 @@ void kc_filters_exit(void);
 void kc_filters_start(void);
 void kc_filters_stop(void);
 int kc_filters_classify(struct kc_report *r);
+bool kc_marking_unknown(const struct kc_report *r);
 bool kc_filter_memory_reuse_on(void);
 int kc_suppress_write(const char *buf, size_t len);
 ssize_t kc_suppress_show(char *buf, size_t size);
@@ -244,6 +246,7 @@ void kc_sites_counts(unsigned int spec, const char *module, u32 *sites,
 unsigned long kc_sites_pick(void);
 void kc_sites_refuse(unsigned long addr);
 unsigned long kc_sites_total(void);
+bool kc_sites_addr_atomic(unsigned long addr, unsigned int size);
 ssize_t kc_sites_stats(char *buf, size_t size);
 bool kc_insn_is_site(const struct kc_insn *insn);
 struct module *kc_module_get(const char *name);

@@ -420,6 +420,10 @@ static void kc_out_tool_lines(const struct kc_report *r, u64 seq,
 		kc_out("%s%s: harmful%s\n", KC_REPORT_TOOL_LINE,
 		       KC_REPORT_KEY_CLASS,
 		       r->idempotent ? " idempotent=1" : "");
+	/* KCSAN would stay silent if these were READ_ONCE()/WRITE_ONCE() */
+	if (filter < 0 && kc_marking_unknown(r))
+		kc_out("%s%s: unknown load-store\n", KC_REPORT_TOOL_LINE,
+		       KC_REPORT_KEY_MARKING);
 	kc_out("%s%s: %llu\n", KC_REPORT_TOOL_LINE, KC_REPORT_KEY_SEQ, seq);
 }
 

@@ -22,6 +22,7 @@
 #include <linux/mutex.h>
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -31,6 +32,11 @@
 /* Larger symbols are data or padding runs, not functions worth decoding. */
 #define KC_MAX_FUNC_SIZE	(256 * 1024)
 #define KC_PICK_TRIES		16
+
+struct kc_atomic_loc {
+	unsigned long start;
+	unsigned long end;
+};
 
 struct kc_range {
 	struct list_head node;
@@ -44,6 +50,14 @@ struct kc_range {
 	unsigned int nr_refused;
 	u32 spec_sites[KC_MAX_SPECS];
 	u32 spec_funcs[KC_MAX_SPECS];
+	/*
+	 * Globals this code touches with LOCK'd instructions (RIP-relative
+	 * operands): evidence that plain accesses to them are the marked
+	 * atomic_read()/atomic_set() kind. Sorted at seal.
+	 */
+	struct kc_atomic_loc *atomics;
+	unsigned int nr_atomics;
+	unsigned int cap_atomics;
 };
 
 static DEFINE_MUTEX(kc_sites_lock);
@@ -95,8 +109,38 @@ static int kc_range_push(struct kc_range *r, u32 off)
 	return 0;
 }
 
+static void kc_range_note_atomic(struct kc_range *r, const struct kc_insn *insn,
+				 unsigned long next)
+{
+	const struct kc_mem_operand *m = &insn->mem[0];
+
+	if (!(insn->flags & KC_INSN_ATOMIC) || !(insn->flags & KC_INSN_MEM) ||
+	    m->base != KC_REG_RIP || m->index != KC_REG_NONE ||
+	    m->seg != KC_SEG_NONE)
+		return;
+	if (r->nr_atomics == r->cap_atomics) {
+		unsigned int cap = r->cap_atomics ? r->cap_atomics * 2 : 64;
+		struct kc_atomic_loc *a = kvmalloc_array(cap, sizeof(*a),
+							 GFP_KERNEL);
+
+		if (!a)
+			return;
+		if (r->nr_atomics)
+			memcpy(a, r->atomics, r->nr_atomics * sizeof(*a));
+		kvfree(r->atomics);
+		r->atomics = a;
+		r->cap_atomics = cap;
+	}
+	r->atomics[r->nr_atomics].start = next + (long)m->disp;
+	r->atomics[r->nr_atomics].end = next + (long)m->disp +
+					 max_t(unsigned int, m->size, 1);
+	r->nr_atomics++;
+}
+
+/* Sites when @sites, and the LOCK'd globals always. */
 static unsigned int kc_decode_function(struct kc_range *r, unsigned long start,
-				       unsigned long size, bool percpu)
+				       unsigned long size, bool percpu,
+				       bool sites)
 {
 	unsigned int before = r->nr;
 	struct kc_insn insn;
@@ -108,7 +152,8 @@ static unsigned int kc_decode_function(struct kc_range *r, unsigned long start,
 	for (off = 0; off < size; off += insn.length) {
 		if (kc_decode(kc_code + off, size - off, &insn))
 			break;
-		if (kc_site_wanted(&insn, percpu) &&
+		kc_range_note_atomic(r, &insn, start + off + insn.length);
+		if (sites && kc_site_wanted(&insn, percpu) &&
 		    kc_range_push(r, start + off - r->base))
 			break;
 	}
@@ -136,8 +181,12 @@ static void kc_add_function(struct kc_range *r, const struct kc_site_filter *f,
 
 	kc_base_name(name, base, sizeof(base));
 	mask = f->match(f->ctx, r->name, base);
-	if (!mask)
+	if (!mask) {
+		/* a targeted module's other code still shows its atomics */
+		if (!in_vmlinux)
+			kc_decode_function(r, start, size, false, false);
 		return;
+	}
 	/* excluded, or named but denied: counted, never decoded */
 	if ((mask & f->positive) && !(mask & ~f->positive)) {
 		/* the detector's dependencies all live in vmlinux */
@@ -145,7 +194,8 @@ static void kc_add_function(struct kc_range *r, const struct kc_site_filter *f,
 				   kc_denied_name(base)))
 			kc_denied_funcs++;
 		else
-			n = kc_decode_function(r, start, size, f->percpu);
+			n = kc_decode_function(r, start, size, f->percpu,
+					       true);
 	}
 	for (b = 0; b < KC_MAX_SPECS; b++) {
 		if (!(mask & BIT_ULL(b)))
@@ -173,13 +223,24 @@ static void kc_range_free(struct kc_range *r)
 {
 	if (!r)
 		return;
+	kvfree(r->atomics);
 	kvfree(r->offs);
 	bitmap_free(r->refused);
 	kfree(r);
 }
 
+static int kc_atomic_cmp(const void *a, const void *b)
+{
+	unsigned long x = ((const struct kc_atomic_loc *)a)->start;
+	unsigned long y = ((const struct kc_atomic_loc *)b)->start;
+
+	return x < y ? -1 : x > y;
+}
+
 static int kc_range_seal(struct kc_range *r)
 {
+	sort(r->atomics, r->nr_atomics, sizeof(*r->atomics), kc_atomic_cmp,
+	     NULL);
 	r->refused = bitmap_zalloc(max(r->nr, 1U), GFP_KERNEL);
 	return r->refused ? 0 : -ENOMEM;
 }
@@ -529,6 +590,42 @@ void kc_sites_refuse(unsigned long addr)
 		break;
 	}
 	mutex_unlock(&kc_sites_lock);
+}
+
+/*
+ * Whether the code under test touches [addr, addr + size) with a LOCK'd
+ * instruction somewhere: the location is an atomic variable.
+ */
+bool kc_sites_addr_atomic(unsigned long addr, unsigned int size)
+{
+	struct kc_range *r;
+	bool found = false;
+	unsigned int lo, hi, mid;
+
+	mutex_lock(&kc_sites_lock);
+	list_for_each_entry(r, &kc_ranges, node) {
+		/* the first that starts past addr - 16 (no atomic is wider) */
+		lo = 0;
+		hi = r->nr_atomics;
+		while (lo < hi) {
+			mid = lo + (hi - lo) / 2;
+			if (r->atomics[mid].start + 16 <= addr)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < r->nr_atomics &&
+		       r->atomics[lo].start < addr + size; lo++) {
+			if (r->atomics[lo].end > addr) {
+				found = true;
+				break;
+			}
+		}
+		if (found)
+			break;
+	}
+	mutex_unlock(&kc_sites_lock);
+	return found;
 }
 
 unsigned long kc_sites_total(void)

@@ -57,7 +57,12 @@
  * - class: "harmful" (with " idempotent=1" when the racer wrote the value
  *   that was already there: marked, never pruned), or "benign
  *   filter=<name>" (filters: locked-racer, lossy-counter, other-bits,
- *   suppressed) when benign races are printed in full.
+ *   suppressed, marked-atomic) when benign races are printed in full.
+ * - marking: "unknown load-store" after a harmful class line when the
+ *   pair is one aligned plain load and one plain store: the binary cannot
+ *   show whether they were READ_ONCE()/WRITE_ONCE() (KCSAN's silence).
+ * - watch: " cover=0x<addr>/<len>" when an unaligned access was watched
+ *   through the aligned range around it.
  * - By default a benign race is not a report but one line of its own,
  *   outside any report: "kcollider: benign: filter=<name> sampled=<func>
  *   racer=<func|unknown> addr=0x... seq=<n>".
@@ -90,6 +95,7 @@
 #define KC_REPORT_KEY_CONTEXT "context"
 #define KC_REPORT_KEY_OBJECT "object"
 #define KC_REPORT_KEY_CLASS "class"
+#define KC_REPORT_KEY_MARKING "marking"
 #define KC_REPORT_KEY_SEQ "seq"
 
 #endif /* KCOLLIDER_REPORT_H */

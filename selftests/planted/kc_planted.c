@@ -887,6 +887,42 @@ noinline void kc_b4_stat_tx(void)
 	WRITE_ONCE(kc_sink, 1);
 }
 
+/*
+ * ---- N8: atomic_read() polling vs atomic_set() ----
+ * Plain movs in the binary, like any data race; the same variable is
+ * also incremented with a LOCK'd instruction: it is an atomic_t.
+ */
+atomic_t kc_n8_state;
+
+noinline void kc_n8_set(int v)
+{
+	atomic_set(&kc_n8_state, v);
+}
+
+noinline int kc_n8_poll(void)
+{
+	return atomic_read(&kc_n8_state);
+}
+
+noinline void kc_n8_get(void)
+{
+	atomic_inc(&kc_n8_state);
+}
+
+static void kc_n8_writer(void)
+{
+	static int n;
+
+	kc_n8_set(++n);
+	if (!(n % 64))
+		kc_n8_get();
+}
+
+static void kc_n8_reader(void)
+{
+	WRITE_ONCE(kc_sink, kc_n8_poll());
+}
+
 /* ---- running a scenario ---- */
 
 static int kc_worker_fn(void *data)
@@ -957,6 +993,7 @@ static const struct kc_scenario kc_scenarios[] = {
 		{ 0, 1, 2 } },
 	{ "b4", { kc_b4_stat_rx, kc_b4_stat_tx }, { 0, 1 } },
 	{ "b5", { kc_b5_store_flipped, kc_b5_tester }, { 0, 1 } },
+	{ "n8", { kc_n8_writer, kc_n8_reader }, { 0, 1 } },
 };
 
 /* Sleeps @ms, or less when the writer is signalled; -EINTR then. */

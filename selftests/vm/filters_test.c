@@ -133,6 +133,29 @@ TEST_F_TIMEOUT(filters, b5_store_keeping_the_tested_bit_is_other_bits, 120)
 		TH_LOG("%.2000s", read_reports());
 }
 
+/*
+ * N8: atomic_read() vs atomic_set() are plain movs; the variable is also
+ * atomic_inc()'d elsewhere in the module, so they are marked accesses.
+ * R2 is their plain counterpart: still harmful, marked "unknown".
+ */
+TEST_F_TIMEOUT(filters, n8_atomic_read_vs_atomic_set_is_marked_atomic, 120)
+{
+	ASSERT_EQ(0, start("kc_planted:kc_n8_set kc_planted:kc_n8_poll"));
+	ASSERT_TRUE(run_until_report("n8", "kcollider: benign: filter=marked-atomic ", 30))
+		TH_LOG("%.2000s", read_reports());
+	ASSERT_EQ(NULL, strstr(read_reports(), "BUG: KCOLLIDER"))
+		TH_LOG("%.2000s", read_reports());
+}
+
+TEST_F_TIMEOUT(filters, r2_plain_pair_stays_harmful_marking_unknown, 120)
+{
+	ASSERT_EQ(0, start("kc_planted:kc_r2_write kc_planted:kc_r2_read"));
+	ASSERT_TRUE(run_until_report("r2", "kcollider: marking: unknown load-store", 30))
+		TH_LOG("%.2000s", read_reports());
+	ASSERT_NE(NULL, strstr(read_reports(), "kcollider: class: harmful"));
+	ASSERT_EQ(NULL, strstr(read_reports(), "filter=marked-atomic"));
+}
+
 TEST_F_TIMEOUT(filters, r12_rmw_of_different_bits_stays_harmful, 120)
 {
 	ASSERT_EQ(0, start("kc_planted:kc_r12_clear_a,kc_planted:kc_r12_set_b"));
