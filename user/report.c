@@ -19,12 +19,54 @@
 
 #define KC_SYS_BTF "/sys/kernel/btf"
 
+/*
+ * What a race can do, most harmful first: a read-modify-write racing a
+ * write loses an update; two writes leave one; a load and a store may be
+ * READ_ONCE()/WRITE_ONCE() the binary does not show; one-sided reports
+ * name no racer.
+ */
+enum race_kind {
+	KIND_LOST_UPDATE,
+	KIND_WRITE_WRITE,
+	KIND_LOAD_STORE,
+	KIND_UNKNOWN_ORIGIN,
+};
+
+static const char * const kind_names[] = {
+	[KIND_LOST_UPDATE] = "lost-update",
+	[KIND_WRITE_WRITE] = "write-write",
+	[KIND_LOAD_STORE] = "load-store",
+	[KIND_UNKNOWN_ORIGIN] = "unknown-origin",
+};
+
 struct group {
 	char title[2 * KC_VAL_LEN];
 	char tool[16];
 	unsigned long count, bad;
 	int first_line, last_line;
+	enum race_kind kind;	/* the worst of its reports */
 };
+
+static bool acc_writes(enum kc_acc_type t)
+{
+	return t == KC_ACC_TYPE_WRITE || t == KC_ACC_TYPE_READ_WRITE;
+}
+
+static enum race_kind race_kind(const struct kc_report *r)
+{
+	enum kc_acc_type a, b;
+
+	if (r->one_sided || r->nacc < 2)
+		return KIND_UNKNOWN_ORIGIN;
+	a = r->acc[0].type;
+	b = r->acc[1].type;
+	if ((a == KC_ACC_TYPE_READ_WRITE && acc_writes(b)) ||
+	    (b == KC_ACC_TYPE_READ_WRITE && acc_writes(a)))
+		return KIND_LOST_UPDATE;
+	if (a == KC_ACC_TYPE_WRITE && b == KC_ACC_TYPE_WRITE)
+		return KIND_WRITE_WRITE;
+	return KIND_LOAD_STORE;
+}
 
 struct report_ctx {
 	struct kc_btf *btf;	/* field names of slab objects, when given */
@@ -151,8 +193,12 @@ static int on_report(const struct kc_report *r, void *data)
 	g = find_group(c, title);
 	if (!g)
 		return -1;
-	if (!g->count)
+	if (!g->count) {
 		g->first_line = r->first_line;
+		g->kind = race_kind(r);
+	}
+	if (race_kind(r) < g->kind)
+		g->kind = race_kind(r);
 	snprintf(g->tool, sizeof(g->tool), "%s", r->tool);
 	g->count++;
 	g->bad += r->status != KC_REP_OK;
@@ -164,6 +210,8 @@ static int cmp_groups(const void *a, const void *b)
 {
 	const struct group *x = a, *y = b;
 
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
 	if (x->count != y->count)
 		return x->count < y->count ? 1 : -1;
 	return strcmp(x->title, y->title);
@@ -179,7 +227,8 @@ static void print_groups(struct report_ctx *c)
 		struct group *g = &c->groups[i];
 
 		if (!json_output) {
-			printf("%6lu  %s: %s  (lines %d..%d%s)\n", g->count, g->tool,
+			printf("%6lu  %-14s  %s: %s  (lines %d..%d%s)\n",
+			       g->count, kind_names[g->kind], g->tool,
 			       g->title, g->first_line, g->last_line,
 			       g->bad ? ", some malformed" : "");
 			continue;
@@ -192,6 +241,7 @@ static void print_groups(struct report_ctx *c)
 		json_int(&j, "bad", g->bad);
 		json_int(&j, "first_line", g->first_line);
 		json_int(&j, "last_line", g->last_line);
+		json_str(&j, "kind", kind_names[g->kind]);
 		json_obj_end(&j);
 		json_line_end(&j);
 	}
