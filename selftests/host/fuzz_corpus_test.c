@@ -139,7 +139,7 @@ static void replay(struct __test_metadata *_metadata, const char *target,
 	free(ents);
 	EXPECT_EQ(0, failed) TH_LOG("%s: %d of %d inputs failed", target,
 				    failed, n);
-	ksft_print_msg("%s: %d inputs replayed\n", target, n);
+	TH_LOG("%s: %d inputs replayed", target, n);
 }
 
 TEST(report_corpus_replays_clean)
