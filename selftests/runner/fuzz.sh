@@ -30,11 +30,15 @@ for t in $targets; do
 		failed=1
 		continue
 	fi
+	# the words of the format, when the target has a dictionary
+	opts=()
+	[ -f "$top/selftests/fuzz/$t.dict" ] && opts+=(-dict="$top/selftests/fuzz/$t.dict")
 	mkdir -p "$work" "$crashes"
 	# -close_fd_mask=3: the CLI's own output goes nowhere; libFuzzer and
 	# the sanitizers keep a copy of stderr for what they find.
 	"$bin" -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 \
 		-max_len=16384 -close_fd_mask=3 -print_final_stats=1 \
+		"${opts[@]}" \
 		-artifact_prefix="$crashes/" "$work" "$seeds" > "$log" 2>&1
 	status=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
