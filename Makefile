@@ -48,7 +48,7 @@ export KDIR FLAVOUR VM_CPUS BUILD
 
 .PHONY: all kmod user selftests deps check run clean checkpatch sparse kdir-check bench \
 	bench-detect after-deps-check after-deps-run after-deps-bench print-kdir print-krel \
-	install uninstall dkms-src dkms-install hunt after-deps-hunt
+	install uninstall dkms-src dkms-install hunt after-deps-hunt fuzz after-deps-fuzz
 
 all: kmod user
 
@@ -93,6 +93,18 @@ print-krel:
 # sockets for HUNT_SECS (default 300), races grouped with TSO verdicts.
 after-deps-hunt: selftests
 	@VM_IMAGE="$(VM_IMAGE)" KREL="$(KREL)" selftests/runner/hunt.sh
+
+# Coverage-guided fuzzing of the CLI's parsers (report, tso, litmus):
+# libFuzzer + ASan + UBSan (clang, installed by "deps.sh FLAVOUR fuzz"),
+# FUZZ_SECONDS (default 60) per target; new inputs in build/fuzz/corpus/,
+# crashers in build/fuzz/crashes/. See README.md, Tests.
+fuzz:
+	@$(DEPS_CMD) fuzz
+	@$(MAKE) --no-print-directory after-deps-fuzz
+
+after-deps-fuzz:
+	@$(MAKE) --no-print-directory -C selftests fuzz-build
+	@selftests/runner/fuzz.sh
 
 checkpatch:
 	@scripts/checkpatch.sh

@@ -53,7 +53,8 @@ static ssize_t kc_control_write(struct file *file, const char __user *ubuf,
 	len = kc_parse_strip_len(buf, count);
 	if (!kc_parse_bool(buf, count, &on))
 		ret = kc_set_enabled(on);
-	else if (len && (buf[0] == '+' || buf[0] == '-'))
+	else if (len && (buf[0] == '+' || buf[0] == '-') &&
+		 kc_parse_ascii_text(buf, len))
 		ret = kc_targets_write(buf, len);
 	else
 		ret = -EINVAL;

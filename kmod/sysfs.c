@@ -186,8 +186,11 @@ static ssize_t suppress_store(struct kobject *kobj,
 			      struct kobj_attribute *attr, const char *buf,
 			      size_t count)
 {
-	int ret = kc_suppress_write(buf, count);
+	int ret;
 
+	if (!kc_parse_ascii_text(buf, count))
+		return -EINVAL;
+	ret = kc_suppress_write(buf, count);
 	return ret ? ret : count;
 }
 
@@ -200,8 +203,11 @@ static ssize_t targets_show(struct kobject *kobj, struct kobj_attribute *attr,
 static ssize_t targets_store(struct kobject *kobj, struct kobj_attribute *attr,
 			     const char *buf, size_t count)
 {
-	int ret = kc_targets_write(buf, count);
+	int ret;
 
+	if (!kc_parse_ascii_text(buf, count))
+		return -EINVAL;
+	ret = kc_targets_write(buf, count);
 	return ret ? ret : count;
 }
 

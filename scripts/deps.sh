@@ -2,10 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install the Debian packages kcollider needs, only those missing.
-# usage: deps.sh [FLAVOUR]   (amd64, cloud-amd64, rt-amd64)
+# usage: deps.sh [FLAVOUR] [fuzz]   (amd64, cloud-amd64, rt-amd64; "fuzz":
+# also clang and libFuzzer, for make fuzz only)
 set -euo pipefail
 
 flavour=${1:-amd64}
+extra=${2:-}
 
 pkgs=(
 	# the test kernel and the tree the module is built against
@@ -29,6 +31,11 @@ pkgs=(
 	# static checking of kmod/
 	sparse
 )
+if [ "$extra" = fuzz ]; then
+	# make fuzz: clang, and its libFuzzer/sanitizer runtimes (only a
+	# recommendation of clang's, which --no-install-recommends skips)
+	pkgs+=(clang libclang-rt-14-dev)
+fi
 
 missing=()
 for p in "${pkgs[@]}"; do

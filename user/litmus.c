@@ -317,7 +317,8 @@ int lit_parse(const char *text, struct litmus *t, char *err, size_t len)
 		if (st == NAME) {
 			if (strncasecmp(s, "X86 ", 4))
 				ret = fail(err, len, "line %d: not an X86 litmus test", lineno);
-			token(s + 4, "\r", t->name, sizeof(t->name));
+			else
+				token(s + 4, "\r", t->name, sizeof(t->name));
 			st = INIT;
 		} else if (st == INIT && *s == '"') {
 			token(s + 1, "\"", t->doc, sizeof(t->doc));

@@ -222,7 +222,8 @@ static void print_groups(struct report_ctx *c)
 	struct json j;
 	size_t i;
 
-	qsort(c->groups, c->ngroups, sizeof(*c->groups), cmp_groups);
+	if (c->ngroups)	/* groups is NULL then: qsort() must not see it */
+		qsort(c->groups, c->ngroups, sizeof(*c->groups), cmp_groups);
 	for (i = 0; i < c->ngroups; i++) {
 		struct group *g = &c->groups[i];
 

@@ -41,6 +41,10 @@ struct summary {
 	const char *reason;	/* SUM_UNKNOWN */
 	uint64_t ip;		/* barrier, witness or unknown instruction */
 	int len;		/* SUM_PENDING: path length store..return */
+	/*
+	 * NULL, or right after the struct, in the same allocation:
+	 * cfg_cache_free() frees the summary as one block.
+	 */
 	uint64_t *path;
 };
 
@@ -464,13 +468,19 @@ static void bfs_reset(struct bfs *b)
 
 static struct summary *summary_from(struct bfs *b, bool any_exit)
 {
-	struct summary *s = calloc(1, sizeof(*s));
+	size_t room = b->fd.w_cost >= 0 ? b->fd.w_cost + 1 : 0;
+	struct summary *s = calloc(1, sizeof(*s) + room * sizeof(uint64_t));
+	uint64_t *path;
 
 	if (!s)
 		return NULL;
 	if (b->fd.w_cost >= 0) {
 		s->kind = SUM_PENDING;
-		s->path = build_path(b, &s->len);
+		path = build_path(b, &s->len);
+		if (path) {
+			s->path = memcpy(s + 1, path, s->len * sizeof(*path));
+			free(path);
+		}
 		s->ip = s->path ? s->path[0] : 0;
 	} else if (b->fd.u_dist >= 0) {
 		s->kind = SUM_UNKNOWN;

@@ -150,7 +150,9 @@ static bool step(const struct explorer *e, const struct state *s, int th,
 	case LIT_LOCK_ADD:
 		if (s->nbuf[th])
 			return false;
-		n->mem[in->loc] = s->mem[in->loc] + in->val;
+		/* x86 wraps: no signed overflow (undefined in C) */
+		n->mem[in->loc] = (int32_t)((uint32_t)s->mem[in->loc] +
+					    (uint32_t)in->val);
 		break;
 	}
 	return true;

@@ -502,7 +502,8 @@ static void flush_ranked(struct tso_ctx *x)
 {
 	size_t i;
 
-	qsort(x->out, x->nout, sizeof(*x->out), out_cmp);
+	if (x->nout)	/* out is NULL then: qsort() must not see it */
+		qsort(x->out, x->nout, sizeof(*x->out), out_cmp);
 	for (i = 0; i < x->nout; i++) {
 		fputs(x->out[i].text, stdout);
 		free(x->out[i].text);

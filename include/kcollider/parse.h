@@ -81,4 +81,20 @@ static inline int kc_parse_u64_range(const char *buf, size_t len, u64 min,
 	return 0;
 }
 
+/*
+ * Text that may hold names (targets, suppress): no NUL, which would cut
+ * the name the parser sees short of what was written, and nothing beyond
+ * ASCII, which the kernel's Latin-1 isalnum() would take for letters
+ * although no symbol or module name has them.
+ */
+static inline bool kc_parse_ascii_text(const char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (!buf[i] || (unsigned char)buf[i] >= 0x80)
+			return false;
+	return true;
+}
+
 #endif /* KCOLLIDER_PARSE_H */

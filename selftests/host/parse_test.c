@@ -84,4 +84,17 @@ TEST(u64_rejects_garbage_overflow_and_range)
 	}
 }
 
+TEST(ascii_text_rejects_nul_and_high_bytes)
+{
+	EXPECT_TRUE(kc_parse_ascii_text("kc_r1_inc,module:kc_planted\n", 28));
+	EXPECT_TRUE(kc_parse_ascii_text("", 0));
+	/* a NUL would cut the name short: "0\0" must not read as "0" */
+	EXPECT_FALSE(kc_parse_ascii_text("0\0", 2));
+	EXPECT_FALSE(kc_parse_ascii_text("\0x", 2));
+	/* Latin-1 letters are isalnum() in the kernel */
+	EXPECT_FALSE(kc_parse_ascii_text("\xff", 1));
+	EXPECT_FALSE(kc_parse_ascii_text("a\xc3\xa9", 3));
+	EXPECT_TRUE(kc_parse_ascii_text("\x7f", 1));
+}
+
 TEST_HARNESS_MAIN
