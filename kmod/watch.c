@@ -556,14 +556,31 @@ static bool kc_addr_near_percpu(unsigned long addr)
 	return false;
 }
 
+/*
+ * Each CPU's unit of the first per-CPU chunk (static, module and first
+ * dynamic per-CPU data), which sits in the direct map: the distance
+ * between neighbouring CPUs' offsets. (__per_cpu_end is no help: kallsyms
+ * lookups through kprobes refuse per-CPU symbols, and the fallback, 2 MB
+ * around cpu_dr7, refused heap objects that merely lay near it.)
+ */
 static void kc_percpu_bounds_init(void)
 {
-	unsigned long end = kc_lookup_symbol("__per_cpu_end");
+	unsigned long unit = 0, d;
+	int cpu, prev = -1;
 
-	/* zero-based on x86-64: the end is the static area's size */
-	if (end && end < SZ_16M &&
-	    (unsigned long)&cpu_dr7 < end)
-		kc_percpu_static_end = end;
+	for_each_possible_cpu(cpu) {
+		if (prev >= 0) {
+			d = per_cpu_offset(cpu) > per_cpu_offset(prev) ?
+			    per_cpu_offset(cpu) - per_cpu_offset(prev) :
+			    per_cpu_offset(prev) - per_cpu_offset(cpu);
+			if (d && (!unit || d < unit))
+				unit = d;
+		}
+		prev = cpu;
+	}
+	if (unit && unit <= SZ_64M &&
+	    (unsigned long)(void __force *)&cpu_dr7 < unit)
+		kc_percpu_static_end = unit;
 }
 
 /*

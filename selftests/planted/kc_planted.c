@@ -16,6 +16,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
@@ -31,6 +32,7 @@
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+#include <asm/debugreg.h>
 
 #define KC_MAX_WORKERS	3
 
@@ -1127,6 +1129,42 @@ static int kc_facts_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(kc_facts);
 
+/*
+ * Every online CPU's debug registers, for tests that check nothing of the
+ * detector stays armed after it is unloaded.
+ */
+struct kc_drs {
+	unsigned long dr[4], dr7;
+};
+
+static void kc_read_drs(void *info)
+{
+	struct kc_drs *d = info;
+
+	get_debugreg(d->dr[0], 0);
+	get_debugreg(d->dr[1], 1);
+	get_debugreg(d->dr[2], 2);
+	get_debugreg(d->dr[3], 3);
+	get_debugreg(d->dr7, 7);
+}
+
+static int kc_drs_show(struct seq_file *m, void *v)
+{
+	struct kc_drs d;
+	int cpu;
+
+	cpus_read_lock();
+	for_each_online_cpu(cpu) {
+		if (smp_call_function_single(cpu, kc_read_drs, &d, 1))
+			continue;
+		seq_printf(m, "cpu%d dr7=%lx dr0=%lx dr1=%lx dr2=%lx dr3=%lx\n",
+			   cpu, d.dr7, d.dr[0], d.dr[1], d.dr[2], d.dr[3]);
+	}
+	cpus_read_unlock();
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(kc_drs);
+
 static int __init kc_planted_init(void)
 {
 	kc_r7_obj = kzalloc(sizeof(*kc_r7_obj), GFP_KERNEL);
@@ -1158,6 +1196,7 @@ static int __init kc_planted_init(void)
 	kc_dir = debugfs_create_dir("kc_planted", NULL);
 	debugfs_create_file("run", 0200, kc_dir, NULL, &kc_run_fops);
 	debugfs_create_file("facts", 0400, kc_dir, NULL, &kc_facts_fops);
+	debugfs_create_file("debugregs", 0400, kc_dir, NULL, &kc_drs_fops);
 	return 0;
 
 free_r8:
