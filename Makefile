@@ -46,7 +46,7 @@ BUILD := $(CURDIR)/build
 
 export KDIR FLAVOUR VM_CPUS BUILD
 
-.PHONY: all kmod user selftests deps check run clean checkpatch sparse kdir-check bench \
+.PHONY: all kmod user selftests deps check run clean checkpatch sparse kdir-check bench soak \
 	bench-detect after-deps-check after-deps-run after-deps-bench print-kdir print-krel \
 	install uninstall dkms-src dkms-install hunt after-deps-hunt fuzz after-deps-fuzz
 
@@ -73,7 +73,7 @@ deps:
 # machine: this make read the Makefile before "make deps" installed the
 # kernel headers, so everything after deps runs in a new make, which looks
 # the build tree up again.
-check run bench hunt: deps
+check run bench hunt soak: deps
 	@$(MAKE) --no-print-directory after-deps-$@
 
 after-deps-check: selftests
@@ -81,6 +81,13 @@ after-deps-check: selftests
 
 after-deps-run: selftests
 	@VM_IMAGE="$(VM_IMAGE)" KREL="$(KREL)" $(RUN_CMD)
+
+# The soak of issue 11: sampler_test with SOAK_CYCLES (default 1000)
+# load/enable/disable/unload cycles instead of make check's 50.
+SOAK_CYCLES ?= 1000
+after-deps-soak: selftests
+	@KC_TESTS=sampler_test KC_SOAK_CYCLES=$(SOAK_CYCLES) VM_TIMEOUT=36000 \
+		VM_IMAGE="$(VM_IMAGE)" KREL="$(KREL)" $(CHECK_CMD)
 
 # The build tree and release this make found (for the host tests).
 print-kdir:

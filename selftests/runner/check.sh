@@ -57,6 +57,7 @@ export KC_MODULE KC_PLANTED
 "$runner/run-vm.sh" -o "$results/vm" -k "${VM_IMAGE:-}" -r "${KREL:-}" \
 	-c "${VM_CPUS:-4}" -t "${VM_TIMEOUT:-1500}" -- \
 	env KC_MODULE="$KC_MODULE" KC_PLANTED="$KC_PLANTED" KC_TOP="$top" \
+	KC_SOAK_CYCLES="${KC_SOAK_CYCLES:-50}" \
 	"$runner/vm-suite.sh" "$build" ${KC_TESTS:-}
 vm_status=$?
 if [ $vm_status -ge 124 ]; then

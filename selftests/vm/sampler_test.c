@@ -301,10 +301,12 @@ TEST_F_TIMEOUT(engine, fired_breakpoints_are_retired, 120)
 }
 
 /*
- * The soak: load, enable, a workload on the targets, disable, unload, 50
- * times, with hot VFS/pipe targets and every fifth cycle "all". Every
- * workload must finish (a CPU stuck on a stale int3 would hang it, and
- * the RCU stall detector would say so), and nothing may stay behind.
+ * The soak: load, enable, a workload on the targets and a planted race
+ * running, the targets changed while sampling, disable, unload: 50 times
+ * in make check, KC_SOAK_CYCLES (make soak: 1000) otherwise; every fifth
+ * cycle targets "all". Every workload must finish (a CPU stuck on a stale
+ * int3 would hang it, and the RCU stall detector would say so), and
+ * nothing may stay behind: no kprobe, no armed debug register, no memory.
  */
 FIXTURE(soak) {
 	int unused;
@@ -316,44 +318,157 @@ FIXTURE_SETUP(soak)
 
 FIXTURE_TEARDOWN(soak)
 {
+	if (!kc_in_vm())
+		return;
+	kc_write_attr("enabled", "0");
+	kc_unload_module("kcollider");
+	kc_unload_module("kc_planted");
 }
 
-TEST_F_TIMEOUT(soak, load_unload_with_hot_targets, 1500)
+static int soak_cycles(void)
+{
+	const char *v = getenv("KC_SOAK_CYCLES");
+
+	return v && atoi(v) > 0 ? atoi(v) : 50;
+}
+
+/* Slab + vmalloc in kB, with the caches the workload filled dropped. */
+static long kernel_memory_kb(void)
+{
+	char buf[8192], *p;
+	long slab = -1, vmalloc = -1;
+
+	sync();
+	kc_write_file("/proc/sys/vm/drop_caches", "3");
+	usleep(200000);
+	if (kc_read_file("/proc/meminfo", buf, sizeof(buf)) < 0)
+		return -1;
+	p = strstr(buf, "\nSlab:");
+	if (p)
+		slab = strtol(p + 6, NULL, 10);
+	p = strstr(buf, "\nVmallocUsed:");
+	if (p)
+		vmalloc = strtol(p + 13, NULL, 10);
+	return slab < 0 || vmalloc < 0 ? -1 : slab + vmalloc;
+}
+
+/* No CPU has a debug register enabled (nothing else in the VM uses them). */
+static bool debug_registers_idle(char *why, size_t size)
+{
+	char buf[4096], *line, *save = NULL;
+	unsigned long dr7;
+	int lines = 0;
+
+	if (kc_read_file("/sys/kernel/debug/kc_planted/debugregs", buf,
+			 sizeof(buf)) <= 0) {
+		snprintf(why, size, "no debugregs file");
+		return false;
+	}
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save), lines++) {
+		const char *p = strstr(line, "dr7=");
+
+		dr7 = p ? strtoul(p + 4, NULL, 16) : ~0UL;
+		if (dr7 & 0xff) {
+			snprintf(why, size, "%s", line);
+			return false;
+		}
+	}
+	snprintf(why, size, "%d CPUs", lines);
+	return lines > 0;
+}
+
+/* The planted race, in the background for about @ms. */
+static pid_t planted_in_background(const char *scenario, int ms)
+{
+	pid_t pid = fork();
+	char cmd[64];
+
+	if (pid)
+		return pid;
+	snprintf(cmd, sizeof(cmd), "%s %d", scenario, ms);
+	_exit(kc_write_file("/sys/kernel/debug/kc_planted/run", cmd) ? 1 : 0);
+}
+
+TEST_F_TIMEOUT(soak, load_unload_with_hot_targets, 36000)
 {
 	static const char hot[] =
 		"pipe_read,pipe_write,vfs_read,vfs_write,ksys_read,ksys_write,"
 		"rw_verify_area,copy_page_to_iter,copy_page_from_iter,"
 		"shmem_write_begin,shmem_write_end,shmem_file_read_iter,"
 		"filemap_read,generic_perform_write,d_alloc_parallel,"
-		"path_openat,do_unlinkat";
+		"path_openat,do_unlinkat,kc_planted:kc_r1_inc";
+	int cycle, cycles = soak_cycles(), status;
+	long before, after, ctl_before, ctl_after;
 	const char *trouble;
-	int cycle;
+	char why[256];
+	pid_t bg;
 
 	if (!kc_in_vm())
 		SKIP(return, "not inside the kcollider test VM");
+	ASSERT_EQ(0, kc_load_module(planted_path(), NULL));
 	klog_mark();
-	for (cycle = 0; cycle < 50; cycle++) {
+	/*
+	 * The control: the same workload and race without the detector. The
+	 * VM's own slab grows with it (about 17 kB a cycle, measured), and
+	 * that is not ours to answer for.
+	 */
+	ctl_before = kernel_memory_kb();
+	for (cycle = 0; cycle < cycles; cycle++) {
+		bg = planted_in_background("r1", 400);
+		ASSERT_LT(0, bg);
+		workload_for(100000, 1.0);
+		ASSERT_EQ(bg, waitpid(bg, &status, 0));
+		workload_for(100000, 0.5);
+	}
+	ctl_after = kernel_memory_kb();
+	before = ctl_after;
+	for (cycle = 0; cycle < cycles; cycle++) {
 		kmsg("soak cycle %d", cycle);
 		ASSERT_EQ(0, kc_load_module(kc_module_path(), NULL))
 			TH_LOG("cycle %d: load: %s", cycle, strerror(errno));
 		ASSERT_EQ(0, kc_write_attr("targets",
 					   cycle % 5 == 4 ? "all" : hot))
 			TH_LOG("cycle %d", cycle);
-		kmsg("soak cycle %d: enabled", cycle);
 		ASSERT_EQ(0, kc_enable());
-		workload_for(100000, 1.0);
-		kmsg("soak cycle %d: workload done", cycle);
+		bg = planted_in_background("r1", 400);
+		ASSERT_LT(0, bg);
+		workload_for(100000, 0.5);
+		/* the table changes under the running sampler */
+		ASSERT_EQ(0, kc_write_attr("targets", cycle % 2 ?
+					   "+module:kc_planted" :
+					   "-pipe_read"))
+			TH_LOG("cycle %d", cycle);
+		workload_for(100000, 0.5);
+		ASSERT_EQ(bg, waitpid(bg, &status, 0));
+		ASSERT_EQ(0, status) TH_LOG("cycle %d: r1 in the background", cycle);
 		ASSERT_EQ(0, kc_write_attr("enabled", "0"));
 		ASSERT_EQ(0, kprobes_enabled()) TH_LOG("cycle %d", cycle);
 		kmsg("soak cycle %d: unloading", cycle);
 		ASSERT_EQ(0, kc_unload_module("kcollider"))
 			TH_LOG("cycle %d: unload: %s", cycle, strerror(errno));
 		ASSERT_EQ(0, kprobes_listed()) TH_LOG("cycle %d", cycle);
+		ASSERT_TRUE(debug_registers_idle(why, sizeof(why)))
+			TH_LOG("cycle %d: %s", cycle, why);
 		/* after the unload too: a stale int3 would trap here */
 		workload_for(100000, 0.5);
 		trouble = dmesg_trouble();
 		ASSERT_EQ(NULL, trouble) TH_LOG("cycle %d: %s", cycle, trouble);
 	}
+	after = kernel_memory_kb();
+	ksft_print_msg("soak: %d cycles: Slab+VmallocUsed without kcollider %ld -> %ld kB, with it %ld -> %ld kB\n",
+		       cycles, ctl_before, ctl_after, before, after);
+	ASSERT_LT(0, ctl_before);
+	ASSERT_LT(0, after);
+	/*
+	 * Ours: what grew beyond the control. Measured on 6.1.0-56 (50
+	 * cycles): about 9 kB a cycle more than the control, not explained
+	 * yet (issue 11's goal is 1%); the bound catches leaks of the site
+	 * table or of probes (megabytes), not that.
+	 */
+	ASSERT_LE(after - before, ctl_after - ctl_before + before / 20)
+		TH_LOG("kernel memory grew %ld kB with kcollider, %ld kB without",
+		       after - before, ctl_after - ctl_before);
 }
 
 /*
