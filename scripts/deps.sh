@@ -2,10 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install the Debian packages kcollider needs, only those missing.
-# usage: deps.sh [FLAVOUR]   (amd64, cloud-amd64, rt-amd64)
+# usage: deps.sh [FLAVOUR [debug-kernel]]   (amd64, cloud-amd64, rt-amd64;
+#   debug-kernel: also what building the debug test kernel needs)
 set -euo pipefail
 
 flavour=${1:-amd64}
+extra=()
+[ "${2:-}" = debug-kernel ] &&
+	extra=(flex bison bc libssl-dev libelf-dev dwarves linux-source-6.1)
 
 pkgs=(
 	# the test kernel and the tree the module is built against
@@ -28,6 +32,7 @@ pkgs=(
 	groff-base
 	# static checking of kmod/
 	sparse
+	${extra[@]+"${extra[@]}"}
 )
 
 missing=()

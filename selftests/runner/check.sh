@@ -7,7 +7,9 @@
 # on any failure, on a VM that did not boot, or when no test ran at all.
 #
 # Environment: VM_IMAGE, KREL (from the Makefile), VM_CPUS, VM_TIMEOUT,
-# KC_TESTS (space-separated in-VM test programs to run; default all).
+# KC_TESTS (space-separated in-VM test programs to run; default all),
+# KC_SPLAT_SCAN=1 (make check KERNEL=debug: every splat in the guest's kernel
+# log counts as one failed test, see splat-scan.sh).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -79,6 +81,17 @@ for t in "$build"/vm/*_test; do
 	count "$name" "$ktap" "$(cat "$results/vm/$name.rc")"
 done
 [ $ran = 1 ] || { echo "# vm: no in-VM test program" >&2; group_fail=$((group_fail + 1)); }
+if [ "${KC_SPLAT_SCAN:-0}" = 1 ]; then
+	# the guest's dmesg, or the console when it never got to write it
+	klog=$results/vm/dmesg.log
+	[ -s "$klog" ] || klog=$results/vm/console.log
+	echo "# ==== splats in the guest's kernel log ($klog) ===="
+	"$runner/splat-scan.sh" "$klog" > "$results/vm/splats.txt"
+	splats=$(tail -n1 "$results/vm/splats.txt")
+	head -n -1 "$results/vm/splats.txt"
+	echo "# vm: $splats splats: each counted as a failed test"
+	group_fail=$((group_fail + splats))
+fi
 group_end vm
 
 if [ $((total_pass + total_fail)) -eq 0 ]; then
