@@ -56,6 +56,41 @@ for tool in flex bison bc pahole; do
 	command -v "$tool" > /dev/null || die "$tool not found (make deps KERNEL=debug)"
 done
 
+configure() {
+	if ! kmake tinyconfig; then
+		tail -n 30 "$log" >&2; die "tinyconfig failed"
+	fi
+	args=()
+	while read -r line; do
+		line=${line%%#*}
+		line=$(echo $line)
+		[ -n "$line" ] || continue
+		case $line in
+		-*) args+=(--disable "${line#-}") ;;
+		*=\"*) v=${line#*=}; v=${v#\"}; args+=(--set-str "${line%%=*}" "${v%\"}") ;;
+		*=*) args+=(--set-val "${line%%=*}" "${line#*=}") ;;
+		*) args+=(--enable "$line") ;;
+		esac
+	done < "$fragment"
+	"$src/scripts/config" --file "$out/.config" "${args[@]}"
+	kmake olddefconfig || { tail -n 30 "$log" >&2; die "olddefconfig failed"; }
+
+	# Every option asked for must have survived olddefconfig (a missing
+	# dependency silently drops one).
+	bad=0
+	while read -r line; do
+		line=${line%%#*}
+		line=$(echo $line)
+		[ -n "$line" ] || continue
+		case $line in
+		-*) grep -qx "CONFIG_${line#-}=[ym]" "$out/.config" && { echo "debug-kernel: CONFIG_${line#-} still set" >&2; bad=1; } ;;
+		*=*) grep -qx "CONFIG_$line" "$out/.config" || { echo "debug-kernel: CONFIG_$line not taken" >&2; bad=1; } ;;
+		*) grep -qx "CONFIG_$line=y" "$out/.config" || { echo "debug-kernel: CONFIG_$line not taken" >&2; bad=1; } ;;
+		esac
+	done < "$fragment"
+	[ $bad = 0 ] || die "the config lost options (see above; $out/.config)"
+}
+
 # The source, extracted once per tarball.
 src=$cache/src-$(stat -L -c '%s-%Y' "$tarball")
 if [ ! -e "$src/.kc-extracted" ]; then
@@ -67,7 +102,6 @@ if [ ! -e "$src/.kc-extracted" ]; then
 	mv "$src.tmp" "$src"
 fi
 
-rm -rf "$out"
 mkdir -p "$out"
 log=$out/build.log
 start=$(date +%s)
@@ -75,38 +109,12 @@ echo "debug-kernel: building in $out (log: $log)" >&2
 
 kmake() { nice -n 10 make -C "$src" O="$out" "$@" >> "$log" 2>&1; }
 
-if ! kmake tinyconfig; then
-	tail -n 30 "$log" >&2; die "tinyconfig failed"
+# An interrupted build resumes where it stopped (same config: same hash).
+if [ ! -e "$out/.kc-configured" ]; then
+	rm -f "$out/.config" "$log"
+	configure
+	touch "$out/.kc-configured"
 fi
-args=()
-while read -r line; do
-	line=${line%%#*}
-	line=$(echo $line)
-	[ -n "$line" ] || continue
-	case $line in
-	-*) args+=(--disable "${line#-}") ;;
-	*=\"*) v=${line#*=}; v=${v#\"}; args+=(--set-str "${line%%=*}" "${v%\"}") ;;
-	*=*) args+=(--set-val "${line%%=*}" "${line#*=}") ;;
-	*) args+=(--enable "$line") ;;
-	esac
-done < "$fragment"
-"$src/scripts/config" --file "$out/.config" "${args[@]}"
-kmake olddefconfig || { tail -n 30 "$log" >&2; die "olddefconfig failed"; }
-
-# Every option asked for must have survived olddefconfig (a missing
-# dependency silently drops one).
-bad=0
-while read -r line; do
-	line=${line%%#*}
-	line=$(echo $line)
-	[ -n "$line" ] || continue
-	case $line in
-	-*) grep -qx "CONFIG_${line#-}=[ym]" "$out/.config" && { echo "debug-kernel: CONFIG_${line#-} still set" >&2; bad=1; } ;;
-	*=*) grep -qx "CONFIG_$line" "$out/.config" || { echo "debug-kernel: CONFIG_$line not taken" >&2; bad=1; } ;;
-	*) grep -qx "CONFIG_$line=y" "$out/.config" || { echo "debug-kernel: CONFIG_$line not taken" >&2; bad=1; } ;;
-	esac
-done < "$fragment"
-[ $bad = 0 ] || die "the config lost options (see above; $out/.config)"
 
 if ! kmake -j"$jobs" bzImage modules_prepare; then
 	grep -m5 -B2 -A10 'error\|Error' "$log" >&2 || tail -n 40 "$log" >&2
