@@ -38,18 +38,30 @@ group_end() {
 rm -rf "$results"
 mkdir -p "$results/host" "$results/vm"
 
+# The host tests are about the host's Debian kernel, never the debug one
+# (KERNEL=debug: the VM's KREL, and make's KERNEL would reach the nested makes).
+host_env=(env)
+[ "${KC_SPLAT_SCAN:-0}" = 1 ] && host_env=(env -u KERNEL -u KREL)
+
 echo "# ==== host unit tests ===="
 group_pass=0 group_fail=0 group_skip=0
 for t in "$build"/host/*_test; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
 	echo "# host: $name"
-	(cd "$top" && "$t") > "$results/host/$name.ktap" 2>&1
+	(cd "$top" && "${host_env[@]}" "$t") > "$results/host/$name.ktap" 2>&1
 	status=$?
 	cat "$results/host/$name.ktap"
 	count "$name" "$results/host/$name.ktap" "$status"
 done
 group_end host
+
+# make_test's "make install" rebuilt the modules for the Debian kernel:
+# back to the debug kernel's tree.
+if [ "${KC_SPLAT_SCAN:-0}" = 1 ]; then
+	make -C "$top" --no-print-directory kmod > "$results/host/kmod-rebuild.log" 2>&1 ||
+		{ cat "$results/host/kmod-rebuild.log" >&2; echo "# vm: cannot rebuild the modules for $KDIR" >&2; }
+fi
 
 echo "# ==== in-VM tests (kernel ${KREL:-?}, ${VM_CPUS:-4} CPUs) ===="
 group_pass=0 group_fail=0 group_skip=0
