@@ -16,9 +16,12 @@ log=$1
 
 awk '
 function header(s) {
-	if (s ~ /BUG: KCOLLIDER: data-race|BUG: KCSAN: data-race/)
+	sub(/^\[ *[0-9.]+\] /, "", s)
+	if (s ~ /^BUG: KCOLLIDER: data-race|^BUG: KCSAN: data-race/)
 		return 0
-	return s ~ /BUG:|WARNING:|Oops|general protection fault|kernel BUG at|Kernel panic|possible recursive locking|possible circular locking|inconsistent lock state|suspicious RCU usage|KASAN:|KFENCE:|UBSAN:|sleeping function called from invalid context|ODEBUG:|list_add corruption|list_del corruption|self-detected stall|rcu: INFO:|blocked for more than|DEBUG_LOCKS_WARN_ON|lock held when returning to user space|bad unlock balance|held lock freed|INFO: trying to register non-static key/
+	# at the start of the message: later lines of a report
+	# ("... possible recursive locking ...") belong to it
+	return s ~ /^(BUG:|WARNING:|Oops|general protection fault|kernel BUG at|Kernel panic|UBSAN:|ODEBUG:|list_add corruption|list_del corruption|DEBUG_LOCKS_WARN_ON|watchdog: BUG:|rcu: INFO:|INFO: task .* blocked|INFO: trying to register non-static key|KFENCE:|KASAN:)/
 }
 function flush() {
 	if (!open_)
@@ -37,10 +40,10 @@ function flush() {
 	next
 }
 header($0) {
-	# one splat is often several matching lines (WARNING + lockdep text):
-	# a new one starts only outside the current one
-	if (open_ && nl < 50)
-		{ body[++nl] = $0; next }
+	# one splat may start with two such lines (ODEBUG: or
+	# DEBUG_LOCKS_WARN_ON, then its WARNING:): close together, one splat
+	if (open_ && nl - hl <= 3)
+		{ body[++nl] = $0; hl = nl; next }
 	flush()
 	n++
 	h = $0
@@ -50,6 +53,7 @@ header($0) {
 	open_ = 1
 	nl = 0
 	body[++nl] = $0
+	hl = nl
 	next
 }
 open_ {
