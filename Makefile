@@ -10,12 +10,25 @@
 # is then what the VM boots).
 FLAVOUR ?= amd64
 
+# KERNEL=debug: build (once, cached outside the clone, see
+# scripts/debug-kernel.sh) and use a 6.1 kernel with KASAN, lockdep,
+# PROVE_RCU, DEBUG_OBJECTS, KFENCE, DEBUG_LIST and DEBUG_ATOMIC_SLEEP;
+# "make check" then also fails on any splat in the guest's kernel log.
+KERNEL ?=
+ifeq ($(KERNEL),debug)
+  KDIR := $(shell scripts/debug-kernel.sh kdir)
+  KERNEL_CMD := scripts/debug-kernel.sh build >/dev/null &&
+  CHECK_ENV := KC_SPLAT_SCAN=1 VM_TIMEOUT=$${VM_TIMEOUT:-5400}
+else ifneq ($(strip $(KERNEL)),)
+  $(error KERNEL=$(KERNEL): only KERNEL=debug is known)
+endif
+
 # Where the build trees are looked up: "/" on a real machine; the host
 # tests point it at a scratch directory to play a fresh machine.
 SYSROOT ?=
 # What "make deps", "make check" and "make run" run; the host tests
 # replace them to check that the first command works on a fresh machine.
-DEPS_CMD ?= scripts/deps.sh $(FLAVOUR)
+DEPS_CMD ?= scripts/deps.sh $(FLAVOUR) $(if $(KERNEL),$(KERNEL)-kernel)
 CHECK_CMD ?= selftests/runner/check.sh
 RUN_CMD ?= selftests/runner/demo.sh
 
@@ -44,7 +57,7 @@ VM_IMAGE ?= $(firstword $(wildcard $(KDIR)/arch/x86/boot/bzImage) /boot/vmlinuz-
 VM_CPUS ?= 4
 BUILD := $(CURDIR)/build
 
-export KDIR FLAVOUR VM_CPUS BUILD
+export KDIR FLAVOUR VM_CPUS BUILD KERNEL
 
 .PHONY: all kmod user selftests deps check run clean checkpatch sparse kdir-check bench soak \
 	bench-detect after-deps-check after-deps-run after-deps-bench print-kdir print-krel \
@@ -74,10 +87,10 @@ deps:
 # kernel headers, so everything after deps runs in a new make, which looks
 # the build tree up again.
 check run bench hunt soak: deps
-	@$(MAKE) --no-print-directory after-deps-$@
+	@$(KERNEL_CMD) $(MAKE) --no-print-directory after-deps-$@
 
 after-deps-check: selftests
-	@VM_IMAGE="$(VM_IMAGE)" KREL="$(KREL)" $(CHECK_CMD)
+	@VM_IMAGE="$(VM_IMAGE)" KREL="$(KREL)" $(CHECK_ENV) $(CHECK_CMD)
 
 after-deps-run: selftests
 	@VM_IMAGE="$(VM_IMAGE)" KREL="$(KREL)" $(RUN_CMD)

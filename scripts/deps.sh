@@ -2,12 +2,21 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install the Debian packages kcollider needs, only those missing.
-# usage: deps.sh [FLAVOUR] [fuzz]   (amd64, cloud-amd64, rt-amd64; "fuzz":
-# also clang and libFuzzer, for make fuzz only)
+# usage: deps.sh [FLAVOUR [fuzz|debug-kernel]]   (amd64, cloud-amd64,
+#   rt-amd64; fuzz: also clang and libFuzzer, for make fuzz only;
+#   debug-kernel: also what building the debug test kernel needs)
 set -euo pipefail
 
 flavour=${1:-amd64}
-extra=${2:-}
+extra=()
+case ${2:-} in
+debug-kernel)
+	extra=(flex bison bc libssl-dev libelf-dev dwarves linux-source-6.1) ;;
+fuzz)
+	# make fuzz: clang, and its libFuzzer/sanitizer runtimes (only a
+	# recommendation of clang's, which --no-install-recommends skips)
+	extra=(clang libclang-rt-14-dev) ;;
+esac
 
 pkgs=(
 	# the test kernel and the tree the module is built against
@@ -30,12 +39,8 @@ pkgs=(
 	groff-base
 	# static checking of kmod/
 	sparse
+	${extra[@]+"${extra[@]}"}
 )
-if [ "$extra" = fuzz ]; then
-	# make fuzz: clang, and its libFuzzer/sanitizer runtimes (only a
-	# recommendation of clang's, which --no-install-recommends skips)
-	pkgs+=(clang libclang-rt-14-dev)
-fi
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -7,7 +7,9 @@
 # on any failure, on a VM that did not boot, or when no test ran at all.
 #
 # Environment: VM_IMAGE, KREL (from the Makefile), VM_CPUS, VM_TIMEOUT,
-# KC_TESTS (space-separated in-VM test programs to run; default all).
+# KC_TESTS (space-separated in-VM test programs to run; default all),
+# KC_SPLAT_SCAN=1 (make check KERNEL=debug: every splat in the guest's kernel
+# log counts as one failed test, see splat-scan.sh).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -36,18 +38,30 @@ group_end() {
 rm -rf "$results"
 mkdir -p "$results/host" "$results/vm"
 
+# The host tests are about the host's Debian kernel, never the debug one
+# (KERNEL=debug: the VM's KREL, and make's KERNEL would reach the nested makes).
+host_env=(env)
+[ "${KC_SPLAT_SCAN:-0}" = 1 ] && host_env=(env -u KERNEL -u KREL)
+
 echo "# ==== host unit tests ===="
 group_pass=0 group_fail=0 group_skip=0
 for t in "$build"/host/*_test; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
 	echo "# host: $name"
-	(cd "$top" && "$t") > "$results/host/$name.ktap" 2>&1
+	(cd "$top" && "${host_env[@]}" "$t") > "$results/host/$name.ktap" 2>&1
 	status=$?
 	cat "$results/host/$name.ktap"
 	count "$name" "$results/host/$name.ktap" "$status"
 done
 group_end host
+
+# make_test's "make install" rebuilt the modules for the Debian kernel:
+# back to the debug kernel's tree.
+if [ "${KC_SPLAT_SCAN:-0}" = 1 ]; then
+	make -C "$top" --no-print-directory kmod > "$results/host/kmod-rebuild.log" 2>&1 ||
+		{ cat "$results/host/kmod-rebuild.log" >&2; echo "# vm: cannot rebuild the modules for $KDIR" >&2; }
+fi
 
 echo "# ==== in-VM tests (kernel ${KREL:-?}, ${VM_CPUS:-4} CPUs) ===="
 group_pass=0 group_fail=0 group_skip=0
@@ -80,6 +94,17 @@ for t in "$build"/vm/*_test; do
 	count "$name" "$ktap" "$(cat "$results/vm/$name.rc")"
 done
 [ $ran = 1 ] || { echo "# vm: no in-VM test program" >&2; group_fail=$((group_fail + 1)); }
+if [ "${KC_SPLAT_SCAN:-0}" = 1 ]; then
+	# the guest's dmesg, or the console when it never got to write it
+	klog=$results/vm/dmesg.log
+	[ -s "$klog" ] || klog=$results/vm/console.log
+	echo "# ==== splats in the guest's kernel log ($klog) ===="
+	"$runner/splat-scan.sh" "$klog" > "$results/vm/splats.txt"
+	splats=$(tail -n1 "$results/vm/splats.txt")
+	head -n -1 "$results/vm/splats.txt"
+	echo "# vm: $splats splats: each counted as a failed test"
+	group_fail=$((group_fail + splats))
+fi
 group_end vm
 
 if [ $((total_pass + total_fail)) -eq 0 ]; then

@@ -13,6 +13,8 @@ if [ $# -eq 0 ]; then
 fi
 for t in "$@"; do
 	echo "# vm: $t"
+	# for splat-scan.sh (make check KERNEL=debug): who ran when
+	echo "kc-suite: begin $t" > /dev/kmsg 2> /dev/null
 	# tmpfs first: the 9p results share is not where forked test
 	# children should interleave their writes
 	"$build/vm/$t" > "$TMPDIR/$t.ktap" 2>&1
@@ -20,3 +22,5 @@ for t in "$@"; do
 	cp "$TMPDIR/$t.ktap" "$KC_RESULTS/$t.ktap"
 	cat "$KC_RESULTS/$t.ktap"
 done
+echo "kc-suite: begin (after the suite)" > /dev/kmsg 2> /dev/null
+true

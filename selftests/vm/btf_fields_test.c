@@ -60,14 +60,27 @@ FIXTURE_SETUP(btf)
 
 	if (!kc_in_vm())
 		SKIP(return, "not inside the kcollider test VM");
+	/*
+	 * A failed setup skips the teardown: check first, before anything
+	 * is loaded. No BTF is a failure, not a skip: nothing was tested.
+	 */
+	ASSERT_EQ(0, access("/sys/kernel/btf/vmlinux", R_OK))
+		TH_LOG("this kernel has no BTF (/sys/kernel/btf/vmlinux): %s",
+		       strerror(errno));
 	ASSERT_EQ(0, kc_load_module(kc_module_path(), NULL))
 		TH_LOG("load kcollider: %s", strerror(errno));
-	if (kc_load_module(planted_path(), NULL) && errno != EEXIST)
+	if (kc_load_module(planted_path(), NULL) && errno != EEXIST) {
+		kc_unload_module("kcollider");
 		ASSERT_TRUE(false) TH_LOG("load kc_planted: %s", strerror(errno));
+	}
 	snprintf(btf_path, sizeof(btf_path), "%s/kc_planted.btf", tmp ? tmp : "/tmp");
 	snprintf(cmd, sizeof(cmd), "pahole --btf_base /sys/kernel/btf/vmlinux "
 		 "--btf_encode_detached=%s %s 2>&1", btf_path, planted_path());
-	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
+	if (run(cmd)) {
+		kc_unload_module("kcollider");
+		kc_unload_module("kc_planted");
+		ASSERT_TRUE(false) TH_LOG("%s", out);
+	}
 }
 
 FIXTURE_TEARDOWN(btf)
