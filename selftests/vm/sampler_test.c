@@ -458,6 +458,7 @@ TEST_F_TIMEOUT(soak, load_unload_with_hot_targets, 36000)
 	after = kernel_memory_kb();
 	ksft_print_msg("soak: %d cycles: Slab+VmallocUsed without kcollider %ld -> %ld kB, with it %ld -> %ld kB\n",
 		       cycles, ctl_before, ctl_after, before, after);
+	fflush(stdout);
 	ASSERT_LT(0, ctl_before);
 	ASSERT_LT(0, after);
 	/*
