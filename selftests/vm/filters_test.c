@@ -40,14 +40,26 @@ static int start(const char *targets)
 	return ret ? ret : kc_enable();
 }
 
-TEST_F_TIMEOUT(filters, b1_increment_only_counter_is_benign_lossy_counter, 120)
+/*
+ * A benign scenario: its one-line benign record (@line) comes, and never
+ * a full report.
+ */
+static void expect_benign_only(struct __test_metadata *_metadata,
+			       const char *targets, const char *scenario,
+			       const char *line)
 {
-	ASSERT_EQ(0, start("kc_planted:kc_b1_stat_inc"));
-	ASSERT_TRUE(run_until_report("b1", "kcollider: benign: filter=lossy-counter "
-			      "sampled=kc_b1_stat_inc racer=kc_b1_stat_inc", 30))
+	ASSERT_EQ(0, start(targets));
+	ASSERT_TRUE(run_until_report(scenario, line, 30))
 		TH_LOG("%.2000s", read_reports());
 	ASSERT_EQ(NULL, strstr(read_reports(), "BUG: KCOLLIDER"))
 		TH_LOG("%.2000s", read_reports());
+}
+
+TEST_F_TIMEOUT(filters, b1_increment_only_counter_is_benign_lossy_counter, 120)
+{
+	expect_benign_only(_metadata, "kc_planted:kc_b1_stat_inc", "b1",
+			   "kcollider: benign: filter=lossy-counter "
+			   "sampled=kc_b1_stat_inc racer=kc_b1_stat_inc");
 	ASSERT_GE(kc_stat("benign_lossy-counter"), 1);
 }
 
@@ -103,34 +115,24 @@ TEST_F_TIMEOUT(filters, r17_task_inc_vs_softirq_add_0x100_stays_harmful, 120)
 /* Two +1 sites of the same width on one counter: still a statistic. */
 TEST_F_TIMEOUT(filters, b4_counter_bumped_by_two_functions_is_lossy_counter, 120)
 {
-	ASSERT_EQ(0, start("kc_planted:kc_b4_stat_rx kc_planted:kc_b4_stat_tx"));
-	ASSERT_TRUE(run_until_report("b4", "kcollider: benign: filter=lossy-counter "
-				     "sampled=kc_b4_stat_", 30))
-		TH_LOG("%.2000s", read_reports());
-	ASSERT_EQ(NULL, strstr(read_reports(), "BUG: KCOLLIDER"))
-		TH_LOG("%.2000s", read_reports());
+	expect_benign_only(_metadata, "kc_planted:kc_b4_stat_rx kc_planted:kc_b4_stat_tx", "b4",
+			   "kcollider: benign: filter=lossy-counter sampled=kc_b4_stat_");
 }
 
 TEST_F_TIMEOUT(filters, b2_test_of_other_bit_is_benign_other_bits, 120)
 {
-	ASSERT_EQ(0, start("kc_planted:kc_b2_test_bit5"));
-	ASSERT_TRUE(run_until_report("b2", "kcollider: benign: filter=other-bits "
-			      "sampled=kc_b2_test_bit5 racer=kc_b2_flip_bit0", 30))
-		TH_LOG("%.2000s", read_reports());
-	ASSERT_EQ(NULL, strstr(read_reports(), "BUG: KCOLLIDER"))
-		TH_LOG("%.2000s", read_reports());
+	expect_benign_only(_metadata, "kc_planted:kc_b2_test_bit5", "b2",
+			   "kcollider: benign: filter=other-bits "
+			   "sampled=kc_b2_test_bit5 racer=kc_b2_flip_bit0");
 	ASSERT_GE(kc_stat("benign_other-bits"), 1);
 }
 
 /* The writer is a plain store: the value line says bit 5 never changed. */
 TEST_F_TIMEOUT(filters, b5_store_keeping_the_tested_bit_is_other_bits, 120)
 {
-	ASSERT_EQ(0, start("kc_planted:kc_b5_test_bit5"));
-	ASSERT_TRUE(run_until_report("b5", "kcollider: benign: filter=other-bits "
-			      "sampled=kc_b5_test_bit5 racer=kc_b5_store_flipped", 30))
-		TH_LOG("%.2000s", read_reports());
-	ASSERT_EQ(NULL, strstr(read_reports(), "BUG: KCOLLIDER"))
-		TH_LOG("%.2000s", read_reports());
+	expect_benign_only(_metadata, "kc_planted:kc_b5_test_bit5", "b5",
+			   "kcollider: benign: filter=other-bits "
+			   "sampled=kc_b5_test_bit5 racer=kc_b5_store_flipped");
 }
 
 /*
@@ -140,11 +142,8 @@ TEST_F_TIMEOUT(filters, b5_store_keeping_the_tested_bit_is_other_bits, 120)
  */
 TEST_F_TIMEOUT(filters, n8_atomic_read_vs_atomic_set_is_marked_atomic, 120)
 {
-	ASSERT_EQ(0, start("kc_planted:kc_n8_set kc_planted:kc_n8_poll"));
-	ASSERT_TRUE(run_until_report("n8", "kcollider: benign: filter=marked-atomic ", 30))
-		TH_LOG("%.2000s", read_reports());
-	ASSERT_EQ(NULL, strstr(read_reports(), "BUG: KCOLLIDER"))
-		TH_LOG("%.2000s", read_reports());
+	expect_benign_only(_metadata, "kc_planted:kc_n8_set kc_planted:kc_n8_poll", "n8",
+			   "kcollider: benign: filter=marked-atomic ");
 }
 
 TEST_F_TIMEOUT(filters, r2_plain_pair_stays_harmful_marking_unknown, 120)
