@@ -11,13 +11,15 @@
  *
  * Memory reuse is different: a watch on memory freed while the window was
  * open is dropped before it becomes a report (the LARD lesson), so it is
- * decided in the stall, from kfree()/kmem_cache_free() hooks.
+ * decided in the stall, from hooks on kfree(), kmem_cache_free() and the
+ * bulk frees.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/ctype.h>
 #include <linux/hash.h>
 #include <linux/kallsyms.h>
+#include <linux/kprobes.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -647,7 +649,36 @@ static void kc_trace_cache_free(void *data, unsigned long call_site,
 		kc_stall_note_free((unsigned long)ptr);
 }
 
+/*
+ * kfree_bulk(), kmem_cache_free_bulk() and the batches of kfree_rcu()
+ * free without a tracepoint in 6.1's SLUB: a probe on the one function
+ * they all go through. It is rarely called (RCU batches, networking),
+ * unlike kfree(), and its arguments are read at entry: size, then the
+ * array of objects.
+ */
+#define KC_BULK_FREE_SCAN	1024
+
+static int kc_bulk_free_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	void **objects = (void **)regs->dx;
+	size_t i, n = min_t(size_t, regs->si, KC_BULK_FREE_SCAN);
+	void *obj;
+
+	if (!kc_stall_any_open())
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!copy_from_kernel_nofault(&obj, &objects[i], sizeof(obj)))
+			kc_stall_note_free((unsigned long)obj);
+	return 0;
+}
+
+static struct kprobe kc_bulk_free_probe = {
+	.symbol_name = "kmem_cache_free_bulk",
+	.pre_handler = kc_bulk_free_pre,
+};
+
 static bool kc_free_hooks_on;
+static bool kc_bulk_free_hooked;
 
 /* Hooked only while sampling. */
 void kc_filters_start(void)
@@ -658,6 +689,9 @@ void kc_filters_start(void)
 		pr_warn("cannot hook kfree: memory reuse goes unseen\n");
 	if (register_trace_kmem_cache_free(kc_trace_cache_free, NULL))
 		pr_warn("cannot hook kmem_cache_free: memory reuse goes unseen\n");
+	kc_bulk_free_hooked = !register_kprobe(&kc_bulk_free_probe);
+	if (!kc_bulk_free_hooked)
+		pr_warn("cannot hook kmem_cache_free_bulk: bulk frees go unseen\n");
 	kc_free_hooks_on = true;
 }
 
@@ -667,6 +701,13 @@ void kc_filters_stop(void)
 		return;
 	unregister_trace_kfree(kc_trace_kfree, NULL);
 	unregister_trace_kmem_cache_free(kc_trace_cache_free, NULL);
+	if (kc_bulk_free_hooked) {
+		unregister_kprobe(&kc_bulk_free_probe);
+		/* a kprobe is registered afresh: clear what the last run left */
+		kc_bulk_free_probe.addr = NULL;
+		kc_bulk_free_probe.flags = 0;
+		kc_bulk_free_hooked = false;
+	}
 	/* no probe of ours runs after this */
 	tracepoint_synchronize_unregister();
 	kc_free_hooks_on = false;

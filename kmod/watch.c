@@ -491,7 +491,15 @@ static void kc_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 	struct kc_side *a;
 	int n;
 
+	/*
+	 * The generation check: this CPU's register must hold the state
+	 * published for the window now open. A #DB whose vCPU the host
+	 * descheduled until after the window closed and the slot's next
+	 * one opened (on the same address, even) belongs to no window.
+	 * No IPI can update the register while we run with IRQs off.
+	 */
 	if (!atomic_read_acquire(&slot->open) || drn < 0 ||
+	    READ_ONCE(wc->acked[slot->index]) != READ_ONCE(slot->seq) ||
 	    kc_dr_read(drn) != READ_ONCE(slot->addr) ||
 	    !READ_ONCE(slot->active)) {
 		atomic_long_inc(&kc_stats.late_traps);

@@ -26,6 +26,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -925,6 +926,55 @@ static void kc_n8_reader(void)
 	WRITE_ONCE(kc_sink, kc_n8_poll());
 }
 
+/*
+ * ---- N9: an object freed in bulk under a reader, then reused ----
+ * A SLAB_TYPESAFE_BY_RCU cache: a reader inside rcu_read_lock() may still
+ * read an object the owner has freed (the memory stays of its type), and
+ * the owner's next allocation is likely that very object. The free goes
+ * through kmem_cache_free_bulk(), as kfree_bulk() and kfree_rcu()'s
+ * batches do, which no kmem tracepoint reports in 6.1.
+ */
+struct kc_n9_obj {
+	unsigned long field;
+	unsigned long pad[7];
+};
+
+static struct kmem_cache *kc_n9_cache;
+static struct kc_n9_obj *kc_n9_live;
+static atomic_long_t kc_n9_bulk_frees;
+
+noinline unsigned long kc_n9_peek(struct kc_n9_obj *o)
+{
+	return o->field;
+}
+
+static void kc_n9_reader(void)
+{
+	struct kc_n9_obj *o;
+
+	rcu_read_lock();
+	o = READ_ONCE(kc_n9_live);
+	if (o)
+		WRITE_ONCE(kc_sink, kc_n9_peek(o));
+	rcu_read_unlock();
+}
+
+static void kc_n9_owner(void)
+{
+	struct kc_n9_obj *o = kmem_cache_alloc(kc_n9_cache, GFP_KERNEL);
+	void *batch[1];
+
+	if (!o)
+		return;
+	o->field = jiffies;
+	WRITE_ONCE(kc_n9_live, o);
+	usleep_range(1000, 2000);
+	WRITE_ONCE(kc_n9_live, NULL);
+	batch[0] = o;
+	kmem_cache_free_bulk(kc_n9_cache, 1, batch);
+	atomic_long_inc(&kc_n9_bulk_frees);
+}
+
 /* ---- running a scenario ---- */
 
 static int kc_worker_fn(void *data)
@@ -996,6 +1046,7 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "b4", { kc_b4_stat_rx, kc_b4_stat_tx }, { 0, 1 } },
 	{ "b5", { kc_b5_store_flipped, kc_b5_tester }, { 0, 1 } },
 	{ "n8", { kc_n8_writer, kc_n8_reader }, { 0, 1 } },
+	{ "n9", { kc_n9_reader, kc_n9_owner }, { 0, 1 } },
 };
 
 /* Sleeps @ms, or less when the writer is signalled; -EINTR then. */
@@ -1125,6 +1176,8 @@ static int kc_facts_show(struct seq_file *m, void *v)
 	seq_printf(m, "n7_size %zu\n", sizeof(struct kc_n7_obj));
 	seq_printf(m, "n7_allocs %ld\n", atomic_long_read(&kc_n7_allocs));
 	seq_printf(m, "n7_reused %ld\n", atomic_long_read(&kc_n7_reused));
+	seq_printf(m, "n9_bulk_frees %ld\n",
+		   atomic_long_read(&kc_n9_bulk_frees));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(kc_facts);
@@ -1177,9 +1230,13 @@ static int __init kc_planted_init(void)
 	kc_f1_obj = kmem_cache_alloc(kc_f1_cache, GFP_KERNEL);
 	if (!kc_f1_obj)
 		goto free_f1_cache;
+	kc_n9_cache = kmem_cache_create("kc_n9_obj", sizeof(struct kc_n9_obj),
+					0, SLAB_TYPESAFE_BY_RCU, NULL);
+	if (!kc_n9_cache)
+		goto free_f1;
 	kc_r8_page = alloc_page(GFP_KERNEL | __GFP_ZERO);
 	if (!kc_r8_page)
-		goto free_f1;
+		goto free_n9_cache;
 	kc_r8_direct = page_address(kc_r8_page);
 	kc_r8_alias = vmap(&kc_r8_page, 1, VM_MAP, PAGE_KERNEL);
 	if (!kc_r8_alias)
@@ -1201,6 +1258,8 @@ static int __init kc_planted_init(void)
 
 free_r8:
 	__free_page(kc_r8_page);
+free_n9_cache:
+	kmem_cache_destroy(kc_n9_cache);
 free_f1:
 	kmem_cache_free(kc_f1_cache, kc_f1_obj);
 free_f1_cache:
@@ -1218,6 +1277,7 @@ static void __exit kc_planted_exit(void)
 	hrtimer_cancel(&kc_r17_timer);
 	vunmap(kc_r8_alias);
 	__free_page(kc_r8_page);
+	kmem_cache_destroy(kc_n9_cache);
 	kmem_cache_free(kc_f1_cache, kc_f1_obj);
 	kmem_cache_destroy(kc_f1_cache);
 	kfree(kc_r7_obj);

@@ -202,6 +202,25 @@ TEST_F_TIMEOUT(filters, n7_freed_and_reused_memory_never_reported, 120)
 		TH_LOG("%.2000s", read_reports());
 }
 
+/*
+ * N9: the owner frees the object a reader's window watches through
+ * kmem_cache_free_bulk() (as kfree_bulk() and kfree_rcu()'s batches do),
+ * which no kmem tracepoint reports: the free must still be seen, and the
+ * window dropped as memory reuse. The owner holds each object a
+ * millisecond, so some window sees a free; the bound is generous.
+ */
+TEST_F_TIMEOUT(filters, n9_bulk_freed_object_is_memory_reuse, 150)
+{
+	char frees[32];
+
+	ASSERT_EQ(0, start("kc_planted:kc_n9_peek"));
+	ASSERT_GE(run_until_stat("n9", "benign_memory-reuse", 1, 100), 1)
+		TH_LOG("samples %ld; log:\n%.2000s", kc_stat("samples"),
+		       read_reports());
+	ASSERT_TRUE(planted_fact("n9_bulk_frees", frees, sizeof(frees)));
+	ASSERT_GT(strtol(frees, NULL, 10), 0);
+}
+
 TEST_F_TIMEOUT(filters, m1_plain_load_racing_lock_rmw_is_benign_locked_racer, 120)
 {
 	ASSERT_EQ(0, start("kc_planted:kc_m1_plain_read"));

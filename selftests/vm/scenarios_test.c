@@ -17,7 +17,6 @@
 #include "kselftest_harness.h"
 #include "vm_reports.h"
 
-#define PLANTED_FACTS	"/sys/kernel/debug/kc_planted/facts"
 #define R_BUDGET_S	30
 #define N_RUN_MS	8000
 
@@ -89,25 +88,6 @@ static bool sides_are(const char *report, const struct expect *a,
 	snprintf(why, size, "got %s %s/%d and %s %s/%d", got[0].func,
 		 got[0].access, got[0].size, got[1].func, got[1].access,
 		 got[1].size);
-	return false;
-}
-
-/* Value of "key VALUE" in the planted module's facts, as a string. */
-static bool planted_fact(const char *key, char *val, size_t size)
-{
-	static char buf[8192];
-	char *p = buf;
-	size_t len = strlen(key);
-
-	if (kc_read_file(PLANTED_FACTS, buf, sizeof(buf)) < 0)
-		return false;
-	for (; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		if (!strncmp(p, key, len) && p[len] == ' ') {
-			snprintf(val, size, "%.*s", (int)strcspn(p + len + 1, "\n"),
-				 p + len + 1);
-			return true;
-		}
-	}
 	return false;
 }
 

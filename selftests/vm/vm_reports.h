@@ -151,4 +151,25 @@ static inline long run_until_stat(const char *scenario, const char *stat,
 	return v;
 }
 
+#define PLANTED_FACTS	"/sys/kernel/debug/kc_planted/facts"
+
+/* Value of "key VALUE" in the planted module's facts, as a string. */
+static inline bool planted_fact(const char *key, char *val, size_t size)
+{
+	static char buf[8192];
+	char *p = buf;
+	size_t len = strlen(key);
+
+	if (kc_read_file(PLANTED_FACTS, buf, sizeof(buf)) < 0)
+		return false;
+	for (; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+		if (!strncmp(p, key, len) && p[len] == ' ') {
+			snprintf(val, size, "%.*s", (int)strcspn(p + len + 1, "\n"),
+				 p + len + 1);
+			return true;
+		}
+	}
+	return false;
+}
+
 #endif /* KC_VM_REPORTS_H */
