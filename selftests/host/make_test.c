@@ -17,9 +17,15 @@
 #include <kcollider/version.h>
 #include "kselftest_harness.h"
 
-/* A make of the tree as a user would start it: nothing from our make. */
-#define MAKE_V "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u KDIR -u KREL -u VM_IMAGE make --no-print-directory -C " KC_TOP
-#define MAKE "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u KDIR -u KREL -u VM_IMAGE make -s --no-print-directory -C " KC_TOP
+/*
+ * A make of the tree as a user would start it: nothing from our make. The
+ * outer make's exports (KDIR, FLAVOUR of "make check FLAVOUR=rt-amd64",
+ * KERNEL=debug) must not reach the fresh machine these tests play.
+ */
+#define CLEAN_ENV "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u KDIR -u KREL " \
+	"-u VM_IMAGE -u FLAVOUR -u KERNEL "
+#define MAKE_V CLEAN_ENV "make --no-print-directory -C " KC_TOP
+#define MAKE CLEAN_ENV "make -s --no-print-directory -C " KC_TOP
 
 static char out[1 << 16], cmd[8192];
 
