@@ -30,10 +30,11 @@ cp "$busybox" "$work/bin/busybox"
 cp "$here/guest-init" "$work/init"
 chmod 755 "$work/init"
 
-# The modules 9p needs, in load order. A self-built kernel with 9p built in
-# has none of them, which is fine: the list is then empty.
+# The modules 9p (or, without it, virtiofs) needs, in load order. A
+# self-built kernel with 9p built in has none of them, which is fine: the
+# list is then empty.
 : > "$work/mods/order"
-for m in virtio_pci 9pnet_virtio 9p; do
+for m in virtio_pci 9pnet_virtio 9p virtiofs; do
 	deps=$(modprobe -d "$modroot" -S "$rel" --show-depends "$m" 2>/dev/null |
 		awk '$1 == "insmod" { print $2 }') || true
 	for ko in $deps; do

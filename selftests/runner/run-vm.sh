@@ -84,6 +84,37 @@ fi
 monitor=$(mktemp -u "${TMPDIR:-/tmp}/kc-vm-XXXXXX.sock")
 echo "$monitor" > "$results/monitor.path"
 
+# The host's root and the results reach the guest over virtio-9p; a kernel
+# built without 9p (Debian's cloud flavour) gets them over virtiofs, served
+# by QEMU's virtiofsd (chroot sandbox: no namespaces needed).
+fs_args=(-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+	 -virtfs "local,path=$results,mount_tag=results,security_model=none")
+virtiofsd=/usr/lib/qemu/virtiofsd
+daemons=()
+socks=()
+kmods=$modroot/lib/modules/$release
+if [ -d "$kmods" ] && ! find "$kmods" -name '9p.ko*' | grep -q . &&
+   find "$kmods" -name 'virtiofs.ko*' | grep -q .; then
+	[ -x "$virtiofsd" ] || die "$virtiofsd not found (apt-get install qemu-system-common)"
+	# vhost-user needs the guest's memory shared with the daemons
+	size=$mem
+	[[ $size =~ ^[0-9]+$ ]] && size=${size}M
+	fs_args=(-object "memory-backend-memfd,id=mem,size=$size,share=on" -numa node,memdev=mem)
+	for share in hostroot:/ "results:$results"; do
+		sock=$(mktemp -u "${TMPDIR:-/tmp}/kc-vfs-XXXXXX.sock")
+		"$virtiofsd" --socket-path="$sock" -o source="${share#*:}" \
+			-o sandbox=chroot -o cache=none -o no_posix_lock \
+			> "$results/virtiofsd-${share%%:*}.log" 2>&1 &
+		daemons+=($!)
+		for _ in $(seq 50); do [ -S "$sock" ] && break; sleep 0.1; done
+		[ -S "$sock" ] || die "virtiofsd did not start (see $results/virtiofsd-${share%%:*}.log)"
+		fs_args+=(-chardev "socket,id=${share%%:*},path=$sock"
+			  -device "vhost-user-fs-pci,chardev=${share%%:*},tag=${share%%:*}")
+		socks+=("$sock")
+	done
+	append="$append kc.fs=virtiofs"
+fi
+
 tail -n +1 -F "$results/output.log" 2> /dev/null &
 tailer=$!
 
@@ -92,13 +123,14 @@ timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 \
 	$accel -smp "$cpus" -m "$mem" -nographic -no-reboot \
 	-kernel "$image" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 oops=panic loglevel=5 softlockup_panic=1 sysctl.kernel.panic_on_rcu_stall=1 rcupdate.rcu_cpu_stall_timeout=20 rdinit=/init $append" \
-	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-	-virtfs "local,path=$results,mount_tag=results,security_model=none" \
+	"${fs_args[@]}" \
 	-serial "file:$results/console.log" -display none \
 	-monitor "unix:$monitor,server,nowait" \
 	-nic none < /dev/null > "$results/qemu.log" 2>&1
 qemu_rc=$?
 rm -f "$monitor"
+for d in "${daemons[@]}"; do kill "$d" 2> /dev/null; wait "$d" 2> /dev/null; done
+rm -f "${socks[@]}"
 
 sleep 0.3
 kill "$tailer" 2> /dev/null
