@@ -222,15 +222,29 @@ static bool kc_addr_on_stack(unsigned long addr, unsigned long sp)
 /*
  * The aligned 1/2/4/8-byte range a debug register can watch that covers
  * the access: the access itself when aligned, a wider one around an
- * unaligned field. An access crossing an 8-byte boundary would need two
- * registers: not watched. Wider ones (SSE) are watched on their first 8.
+ * unaligned field. Wider ones (SSE) are watched on their first 8.
+ *
+ * An access crossing an 8-byte boundary would need two registers, which
+ * a window does not hold: its larger part is watched. Whoever accesses
+ * the same field touches both parts and is caught; an access to the
+ * other part alone is missed (the report's cover= line says what was
+ * watched); the value is still compared over the whole access.
  */
 static bool kc_watch_cover(unsigned long addr, unsigned int size,
 			   unsigned long *base, unsigned int *len)
 {
+	unsigned long boundary = ALIGN(addr + 1, 8);
 	unsigned int l;
 
 	size = min(size, 8U);
+	if (addr + size > boundary) {
+		if (boundary - addr >= addr + size - boundary) {
+			size = boundary - addr;
+		} else {
+			size = addr + size - boundary;
+			addr = boundary;
+		}
+	}
 	for (l = roundup_pow_of_two(max(size, 1U)); l <= 8; l *= 2) {
 		*base = addr & ~(unsigned long)(l - 1);
 		*len = l;

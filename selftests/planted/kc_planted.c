@@ -873,6 +873,41 @@ static void kc_r18_kind_writer(void)
 }
 
 /*
+ * ---- R19: a u32 of a packed struct that crosses an 8-byte boundary ----
+ * One debug register cannot cover it; the same field on the other side
+ * touches both halves, so a watch on either catches it.
+ */
+struct kc_r19_rec {
+	u8 tag[6];
+	u32 seq;
+	u8 pad[6];
+} __packed;
+
+struct kc_r19_rec kc_r19_rec __aligned(8);
+
+noinline void kc_r19_write_seq(u32 v)
+{
+	kc_r19_rec.seq = v;
+}
+
+noinline u32 kc_r19_read_seq(void)
+{
+	return kc_r19_rec.seq;
+}
+
+static void kc_r19_writer(void)
+{
+	static u32 n;
+
+	kc_r19_write_seq(++n);
+}
+
+static void kc_r19_reader(void)
+{
+	WRITE_ONCE(kc_sink, kc_r19_read_seq());
+}
+
+/*
  * ---- B4: one statistics counter bumped by two functions ----
  * Two `add $1` sites of the same width: a lossy counter all the same.
  * tx touches the sink too, so the compiler cannot fold the two.
@@ -1043,6 +1078,7 @@ static const struct kc_scenario kc_scenarios[] = {
 		kc_r17_stop },
 	{ "r18", { kc_r18_writer, kc_r18_reader, kc_r18_kind_writer },
 		{ 0, 1, 2 } },
+	{ "r19", { kc_r19_writer, kc_r19_reader }, { 0, 1 } },
 	{ "b4", { kc_b4_stat_rx, kc_b4_stat_tx }, { 0, 1 } },
 	{ "b5", { kc_b5_store_flipped, kc_b5_tester }, { 0, 1 } },
 	{ "n8", { kc_n8_writer, kc_n8_reader }, { 0, 1 } },
@@ -1150,6 +1186,7 @@ static const struct {
 	{ "r16_ref", &kc_r16_ref },
 	{ "r17_count", &kc_r17_count },
 	{ "r18_len", &kc_r18_hdr.len },
+	{ "r19_seq", &kc_r19_rec.seq },
 	{ "b4_stat", &kc_b4_stat },
 };
 

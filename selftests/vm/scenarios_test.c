@@ -521,6 +521,38 @@ TEST_F_TIMEOUT(scenario, r18_unaligned_packed_u16_covered_and_filtered, 180)
 		TH_LOG("%.3000s", read_reports());
 }
 
+/*
+ * R19: a u32 at offset 6 crosses an 8-byte boundary; its larger half (the
+ * halves are equal: the first) is watched, and the other side's access
+ * to the same field traps there.
+ */
+TEST_F_TIMEOUT(scenario, r19_u32_crossing_8_byte_boundary_watched, 180)
+{
+	static const char * const title[] = {
+		"data-race in kc_r19_read_seq / kc_r19_write_seq", NULL,
+	};
+	static const struct expect w = { "kc_r19_write_seq", "write", 4 };
+	static const struct expect r = { "kc_r19_read_seq", "read", 4 };
+	char word[64], want[96];
+	unsigned long addr;
+
+	ASSERT_TRUE(planted_fact("r19_seq", word, sizeof(word)));
+	addr = strtoul(word, NULL, 16);
+	ASSERT_EQ(6, addr & 7) TH_LOG("the field does not cross 8 bytes");
+	ASSERT_EQ(0, target("kc_r19_write_seq kc_r19_read_seq"));
+	ASSERT_EQ(0, kc_enable());
+	ASSERT_TRUE(run_until("r19", title))
+		TH_LOG("no R19 report; log:\n%.3000s", read_reports());
+	ASSERT_SIDES(reports[0], &w, &r);
+	snprintf(want, sizeof(want),
+		 "\nkcollider: watch: addr=0x%lx len=4 ", addr);
+	ASSERT_NE(NULL, strstr(reports[0], want)) TH_LOG("%s", reports[0]);
+	snprintf(want, sizeof(want), " cover=0x%lx/2\n", addr);
+	ASSERT_NE(NULL, strstr(reports[0], want)) TH_LOG("%s", reports[0]);
+	ASSERT_NE(NULL, strstr(reports[0], "\nkcollider: class: harmful\n"))
+		TH_LOG("%s", reports[0]);
+}
+
 TEST_F_TIMEOUT(scenario, r12_and_not_a_vs_or_b_rmw, 120)
 {
 	static const char * const title[] = {
