@@ -21,8 +21,9 @@ dev=$(losetup -f --show "$work/disk.img") || exit 1
 mount -t ext4 "$dev" "$work/ext4" || exit 1
 mount -t tmpfs -o size=256M tmpfs "$work/tmpfs" || exit 1
 
-step "insmod kcollider.ko, targets=all"
-insmod "$top/kmod/kcollider.ko" targets=all || exit 1
+targets=${HUNT_TARGETS:-all}
+step "insmod kcollider.ko, targets=$targets"
+insmod "$top/kmod/kcollider.ko" "targets=$targets" || exit 1
 cat $sys/targets
 # a hunt trades overhead for samples: 200/s unless HUNT_RATE says otherwise
 echo "${HUNT_RATE:-200}" > $sys/sample_rate || exit 1

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make hunt: a real-kernel race hunt. Boots the test VM, targets "all"
-# (vmlinux and every module), runs a parallel workload on real subsystems
+# (vmlinux and every module; HUNT_TARGETS, in the syntax of the targets
+# parameter, narrows it to a subsystem), runs a parallel workload on real subsystems
 # (ext4 on a loop device, tmpfs, pipes, unix sockets) for HUNT_SECS
 # seconds (default 300) at HUNT_RATE samples a second (default 200), then
 # prints the races grouped by function pair,
@@ -19,5 +20,5 @@ esac
 "$top/selftests/runner/run-vm.sh" -o "$results" -k "${VM_IMAGE:-}" \
 	-r "${KREL:-}" -c "${VM_CPUS:-4}" -M 3072 \
 	-t "${VM_TIMEOUT:-$((secs + 900))}" -- \
-	env HUNT_RATE="${HUNT_RATE:-200}" \
+	env HUNT_RATE="${HUNT_RATE:-200}" HUNT_TARGETS="${HUNT_TARGETS:-all}" \
 	"$top/selftests/runner/hunt-guest.sh" "$top" "$secs"
