@@ -676,7 +676,7 @@ static int send_cases(struct __test_metadata *_metadata, const struct wfile *f,
 	return bad;
 }
 
-TEST_F(attrs, every_adversarial_write_fails_and_changes_nothing)
+TEST_F_TIMEOUT(attrs, every_adversarial_write_fails_and_changes_nothing, 600)
 {
 	static struct cases cs;
 	char line[256];
@@ -714,7 +714,7 @@ TEST_F(attrs, every_adversarial_write_fails_and_changes_nothing)
  * must fail with EFAULT, not apply the part that was readable. Then a
  * buffer wholly unmapped.
  */
-TEST_F(attrs, unreadable_buffers_fail_with_efault_and_change_nothing)
+TEST_F_TIMEOUT(attrs, unreadable_buffers_fail_with_efault_and_change_nothing, 600)
 {
 	static char now[SNAP_LEN];
 	long page = sysconf(_SC_PAGESIZE);
@@ -765,7 +765,7 @@ TEST_F(attrs, unreadable_buffers_fail_with_efault_and_change_nothing)
  * The check can fail: a valid value does change the read-back, and
  * writing the old value back restores it exactly.
  */
-TEST_F(attrs, valid_values_change_and_restore)
+TEST_F_TIMEOUT(attrs, valid_values_change_and_restore, 600)
 {
 	static char now[SNAP_LEN], restore[SNAP_LEN];
 	int i, ch;
@@ -841,7 +841,7 @@ static void *hammer_thread(void *arg)
  * NR_THREADS writers at once on each file, and a reader: every write
  * fails, nothing changes, no splat.
  */
-TEST_F(attrs, concurrent_adversarial_writers_change_nothing)
+TEST_F_TIMEOUT(attrs, concurrent_adversarial_writers_change_nothing, 600)
 {
 	static struct cases cs;
 	static char now[SNAP_LEN];

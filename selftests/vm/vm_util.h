@@ -34,22 +34,6 @@ static inline const char *kc_module_path(void)
 	return p ? p : "kmod/kcollider.ko";
 }
 
-static inline int kc_load_module(const char *path, const char *params)
-{
-	int fd, ret;
-
-	if (!kc_in_vm()) {
-		errno = EPERM;
-		return -1;
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ret = syscall(SYS_finit_module, fd, params ? params : "", 0);
-	close(fd);
-	return ret;
-}
-
 /*
  * While kcollider registers a kprobe in a module (milliseconds), kprobes
  * holds a reference on it and an unload fails with EWOULDBLOCK: retry
@@ -66,6 +50,43 @@ static inline int kc_unload_module(const char *name)
 		usleep(100000);
 	}
 	return ret;
+}
+
+static inline int kc_finit_module(const char *path, const char *params)
+{
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ret = syscall(SYS_finit_module, fd, params ? params : "", 0);
+	close(fd);
+	return ret;
+}
+
+/*
+ * A test the harness killed (its timeout) leaves its module loaded: the
+ * next test unloads it and starts clean rather than failing too.
+ */
+static inline int kc_load_module(const char *path, const char *params)
+{
+	const char *base = strrchr(path, '/');
+	char name[64];
+	int ret;
+
+	if (!kc_in_vm()) {
+		errno = EPERM;
+		return -1;
+	}
+	ret = kc_finit_module(path, params);
+	if (!ret || errno != EEXIST)
+		return ret;
+	base = base ? base + 1 : path;
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(base, "."), base);
+	fprintf(stderr, "# %s was still loaded: unloading it first\n", name);
+	if (kc_unload_module(name))
+		return -1;
+	return kc_finit_module(path, params);
 }
 
 static inline bool kc_path_exists(const char *path)
