@@ -27,13 +27,6 @@ static const char *top(void)
 	return t ? t : ".";
 }
 
-static const char *planted_path(void)
-{
-	const char *p = getenv("KC_PLANTED");
-
-	return p ? p : "selftests/planted/kc_planted.ko";
-}
-
 static char log_buf[LOG_SIZE];
 
 static const char *read_reports(void)

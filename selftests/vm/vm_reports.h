@@ -14,12 +14,6 @@
 
 static char *log_buf;
 
-static inline const char *planted_path(void)
-{
-	const char *p = getenv("KC_PLANTED");
-
-	return p ? p : "selftests/planted/kc_planted.ko";
-}
 
 static inline const char *read_reports(void)
 {

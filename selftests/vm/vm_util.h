@@ -94,6 +94,19 @@ static inline int kc_load_module(const char *path, const char *params)
 	return kc_finit_module(path, params);
 }
 
+static inline const char *planted_path(void)
+{
+	const char *p = getenv("KC_PLANTED");
+
+	return p ? p : "selftests/planted/kc_planted.ko";
+}
+
+/* The planted module, loaded now or still loaded by an earlier test. */
+static inline int load_planted(void)
+{
+	return kc_load_module(planted_path(), NULL) && errno != EEXIST ? -1 : 0;
+}
+
 static inline bool kc_path_exists(const char *path)
 {
 	struct stat st;
