@@ -677,6 +677,26 @@ static struct kprobe kc_bulk_free_probe = {
 	.pre_handler = kc_bulk_free_pre,
 };
 
+/*
+ * At offset 0 kprobes would use ftrace: a lone ftrace probe makes ftrace
+ * register and unregister its ops on every enable/disable, and an
+ * ftrace-based probe on kfree() once crashed the guest when it went (see
+ * below). Right after the fentry call (a 5-byte NOP, or the call itself
+ * while someone traces) nothing has touched the arguments yet: an int3
+ * probe there, like every other probe of ours.
+ */
+static unsigned int kc_bulk_free_offset(void)
+{
+	static const u8 nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	unsigned long addr = kc_lookup_symbol(kc_bulk_free_probe.symbol_name);
+	u8 code[sizeof(nop5)];
+
+	if (!addr || copy_from_kernel_nofault(code, (void *)addr, sizeof(code)))
+		return 0;
+	return code[0] == 0xe8 || !memcmp(code, nop5, sizeof(nop5)) ?
+	       sizeof(nop5) : 0;
+}
+
 static bool kc_free_hooks_on;
 static bool kc_bulk_free_hooked;
 
@@ -689,6 +709,7 @@ void kc_filters_start(void)
 		pr_warn("cannot hook kfree: memory reuse goes unseen\n");
 	if (register_trace_kmem_cache_free(kc_trace_cache_free, NULL))
 		pr_warn("cannot hook kmem_cache_free: memory reuse goes unseen\n");
+	kc_bulk_free_probe.offset = kc_bulk_free_offset();
 	kc_bulk_free_hooked = !register_kprobe(&kc_bulk_free_probe);
 	if (!kc_bulk_free_hooked)
 		pr_warn("cannot hook kmem_cache_free_bulk: bulk frees go unseen\n");
