@@ -2,15 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install the Debian packages kcollider needs, only those missing.
-# usage: deps.sh [FLAVOUR [fuzz|debug-kernel]]   (amd64, cloud-amd64,
-#   rt-amd64; fuzz: also clang and libFuzzer, for make fuzz only;
-#   debug-kernel: also what building the debug test kernel needs)
+# usage: deps.sh [FLAVOUR [fuzz|debug-kernel|kcsan-kernel]]   (amd64,
+#   cloud-amd64, rt-amd64; fuzz: also clang and libFuzzer, for make fuzz
+#   only; debug-kernel: also what building the debug test kernel needs;
+#   kcsan-kernel: what building make bench-kcsan's two kernels needs)
 set -euo pipefail
 
 flavour=${1:-amd64}
 extra=()
 case ${2:-} in
-debug-kernel)
+debug-kernel | kcsan-kernel)
 	extra=(flex bison bc libssl-dev libelf-dev dwarves linux-source-6.1) ;;
 fuzz)
 	# make fuzz: clang, and its libFuzzer/sanitizer runtimes (only a
