@@ -61,7 +61,8 @@ export KDIR FLAVOUR VM_CPUS BUILD KERNEL
 
 .PHONY: all kmod user selftests deps check run clean checkpatch sparse kdir-check bench soak \
 	bench-detect after-deps-check after-deps-run after-deps-bench print-kdir print-krel \
-	install uninstall dkms-src dkms-install hunt after-deps-hunt fuzz after-deps-fuzz
+	install uninstall dkms-src dkms-install hunt after-deps-hunt fuzz after-deps-fuzz \
+	bench-kcsan after-deps-bench-kcsan
 
 all: kmod user
 
@@ -145,6 +146,19 @@ after-deps-bench: user $(BENCH_BINS)
 # The detection-rate benchmark alone (make bench runs it too): one VM boot.
 bench-detect: selftests
 	@VM_IMAGE="$(VM_IMAGE)" KREL="$(KREL)" selftests/runner/bench-detect.sh
+
+# KCSAN and kcollider side by side on the planted module (see README.md,
+# KCSAN side by side): builds (once, cached outside the clone, see
+# scripts/kcsan-kernel.sh) a KCSAN 6.1 kernel and the same kernel without
+# KCSAN, then three VM boots; one table in build/bench/kcsan-table.txt.
+# A first command on a fresh machine like check: deps (with what building
+# the kernels needs) first, then a new make that finds the headers.
+bench-kcsan:
+	@$(DEPS_CMD) kcsan-kernel
+	@$(MAKE) --no-print-directory after-deps-bench-kcsan
+
+after-deps-bench-kcsan: selftests
+	@VM_IMAGE="$(VM_IMAGE)" KREL="$(KREL)" selftests/runner/bench-kcsan.sh
 
 $(BUILD)/bench/%: selftests/bench/%.c $(wildcard lib/*.[ch] include/kcollider/*.h)
 	@mkdir -p $(dir $@)

@@ -43,7 +43,7 @@ mkdir -p "$results" "$build/bench"
 status=$?
 [ -s "$results/detect.csv" ] || { echo "bench-detect: no results (VM status $status)" >&2; exit 1; }
 {
-	echo "scenario,kind,trial,detected,seconds,reports,samples,title"
+	echo "scenario,kind,trial,detected,seconds,reports,samples,title,class"
 	cat "$results/detect.csv"
 } > "$csv"
 

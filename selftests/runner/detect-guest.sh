@@ -7,8 +7,12 @@
 #    targets the scenario's functions, runs the scenario and stops it at
 #    the first report (polled every 0.1 s) or after BUDGET seconds.
 #  - N scenarios: one run of NSECS seconds each; every report counts.
+#  - B, M and F scenarios (bench-kcsan.sh asks for them) run as R trials:
+#    a report is a detection, whatever the catalogue expects of it.
 # One CSV line per trial to OUT:
-#   scenario,kind,trial,detected,seconds,reports,samples,title
+#   scenario,kind,trial,detected,seconds,reports,samples,title,class
+# class: the first report's "kcollider: class:" value, else the first
+# "kcollider: benign: filter=" name as "benign:NAME", else empty.
 # usage: detect-guest.sh OUT TRIALS BUDGET NSECS [SCENARIO...]
 set -u
 
@@ -39,12 +43,38 @@ declare -A funcs=(
 	[n5]="kc_n5_inc_mine_ptr kc_n5_inc_mine_gs"
 	[n6]="kc_n6_touch"
 	[n7]="kc_n7_use_a kc_n7_use_b"
+	# the rest of the catalogue, targeted as filters_test/scenarios_test do
+	[r13]="kc_r13_sb0 kc_r13_sb1"
+	[r14]="kc_r14_sb0 kc_r14_sb1"
+	[r15]="kc_r15_read kc_r15_write"
+	[r16]="kc_r16_get kc_r16_get_two"
+	[r17]="kc_r17_task_inc kc_r17_softirq_add"
+	[r18]="kc_r18_write_len kc_r18_read_len"
+	[r19]="kc_r19_write_seq kc_r19_read_seq"
+	[b1]="kc_b1_stat_inc"
+	[b2]="kc_b2_flip_bit0 kc_b2_test_bit5"
+	[b3]="kc_b3_read_jiffies"
+	[b4]="kc_b4_stat_rx kc_b4_stat_tx"
+	[b5]="kc_b5_test_bit5"
+	[n8]="kc_n8_set kc_n8_poll"
+	[n9]="kc_n9_peek"
+	# the LOCK'd sides are never sampled: the plain side is the target
+	[m1]="kc_m1_plain_read"
+	[m2]="kc_m2_plain_store"
+	[f1]="kc_f1_inc_writes kc_f1_read_writes"
 )
 [ $# -gt 0 ] || set -- r1 r2 r3 r4 r5 r6 r7 r8 r9 r10 r11 r12 n1 n2 n3 n4 n5 n6 n7
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 stat_of() { sed -n "s/^$1 //p" "$sysfs/stats"; }
 nreports() { grep -c '^BUG: KCOLLIDER: ' "$reports"; }
+class_of() {
+	local c
+	c=$(grep -m1 -o 'kcollider: class: [^ ]*' "$reports" | sed 's/.*: //')
+	[ -n "$c" ] || c=$(grep -m1 -o 'kcollider: benign: filter=[^ ]*' "$reports" |
+		sed 's/.*filter=/benign:/')
+	echo "${c//,/;}"
+}
 
 # Fresh detector, targeting the scenario's functions, enabled.
 start_detector() {
@@ -83,7 +113,7 @@ r_trial() {
 		detected=1
 	fi
 	title=$(grep -m1 '^BUG: KCOLLIDER: ' "$reports" | sed 's/^BUG: KCOLLIDER: //; s/,/;/g')
-	echo "$sc,R,$trial,$detected,$(awk -v t="$t" 'BEGIN { printf "%.2f", t / 1000 }'),$(nreports),$(stat_of samples),$title" >> "$out"
+	echo "$sc,R,$trial,$detected,$(awk -v t="$t" 'BEGIN { printf "%.2f", t / 1000 }'),$(nreports),$(stat_of samples),$title,$(class_of)" >> "$out"
 	stop_detector
 }
 
@@ -94,7 +124,7 @@ n_run() {
 	echo 0 > "$sysfs/enabled"
 	sleep 0.2
 	title=$(grep -m1 '^BUG: KCOLLIDER: ' "$reports" | sed 's/^BUG: KCOLLIDER: //; s/,/;/g')
-	echo "$sc,N,1,0,$nsecs,$(nreports),$(stat_of samples),$title" >> "$out"
+	echo "$sc,N,1,0,$nsecs,$(nreports),$(stat_of samples),$title,$(class_of)" >> "$out"
 	stop_detector
 }
 
@@ -104,7 +134,7 @@ insmod "$KC_PLANTED" || exit 1
 for sc in "$@"; do
 	echo "# detect: $sc"
 	case $sc in
-	r*) for ((i = 1; i <= trials; i++)); do r_trial "$sc" "$i"; done ;;
+	r* | b* | m* | f*) for ((i = 1; i <= trials; i++)); do r_trial "$sc" "$i"; done ;;
 	n*) n_run "$sc" ;;
 	esac
 	tail -n +1 "$out" | grep "^$sc," | tail -n 1

@@ -1,0 +1,132 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Runs inside the test VM for bench-kcsan.sh. Three modes, one per boot:
+#
+#   kcsan OUTDIR PLANTED BUDGET SCENARIO...
+#	On the KCSAN kernel: loads the (KCSAN-instrumented) planted module
+#	and runs each scenario until KCSAN reports a race naming its
+#	functions (kc_<id>_) or BUDGET seconds pass. "kc-bench: start <id>"
+#	goes to /dev/kmsg first: the host takes the time to the first
+#	report from the dmesg timestamps (OUTDIR/dmesg.txt). Then the
+#	workloads, timed, with KCSAN on and off at run time.
+#   plain OUTDIR
+#	On the same kernel without KCSAN: the workloads, timed.
+#   kcollider OUTDIR MODULE PLANTED BUDGET SCENARIO...
+#	On Debian's kernel: detect-guest.sh (one trial per scenario, the
+#	detection-rate benchmark's code), then the workloads with kcollider
+#	off and on (targets=all, default sample_rate), alternated.
+#
+# Workload timings go to OUTDIR/workload.txt, one "NAME MODE SECONDS" line
+# each. Timings are reported as ratios only: the host is shared.
+set -u
+
+[ -n "${KC_RESULTS:-}" ] || { echo "bench-kcsan-guest: run me inside the test VM" >&2; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
+run=/sys/kernel/debug/kc_planted/run
+kcsan_ctl=/sys/kernel/debug/kcsan
+reps=${BENCH_KCSAN_REPS:-3}
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# The workloads: the pipe one of bench-detector-guest.sh, and small files
+# in tmpfs (open/write/close, read, unlink: VFS and shmem paths).
+wl_pipe() {
+	dd if=/dev/zero bs=64 count=100000 status=none | cat > /dev/null
+}
+wl_files() {
+	local d=$TMPDIR/wl.$$ i
+	mkdir -p "$d"
+	for i in $(seq 300); do echo "$i $i $i" > "$d/f$i"; done
+	cat "$d"/f* > /dev/null
+	rm -rf "$d"
+}
+
+# time_wl NAME MODE: one timed run, appended to workload.txt.
+time_wl() {
+	local t0 t1
+	t0=$(now_ms)
+	"wl_$1"
+	t1=$(now_ms)
+	echo "$1 $2 $(awk -v t=$((t1 - t0)) 'BEGIN { printf "%.3f", t / 1000 }')" >> "$out/workload.txt"
+}
+
+# Alternates the two states REPS times (the host's load drifts: the ratio
+# must not). ON and OFF are commands that switch the detector.
+alternate() {
+	local on=$1 off=$2 w i
+	for w in pipe files; do
+		"wl_$w"		# warm the caches once
+		for ((i = 1; i <= reps; i++)); do
+			$off; time_wl $w off
+			$on; time_wl $w on
+		done
+	done
+	$off
+}
+
+kcsan_on() { echo on > $kcsan_ctl; }
+kcsan_off() { echo off > $kcsan_ctl; }
+
+kcsan_mode() {
+	local planted=$1 budget=$2 sc pid t0 hit
+	shift 2
+	insmod "$planted" || exit 1
+	for sc in "$@"; do
+		echo "kc-bench: start $sc" > /dev/kmsg
+		t0=$(now_ms)
+		echo "$sc $((budget * 1000))" > $run &
+		pid=$!
+		hit=0
+		while kill -0 $pid 2> /dev/null; do
+			if dmesg | sed -n "/kc-bench: start $sc\$/,\$p" |
+			   grep -q "BUG: KCSAN: .*kc_${sc}_"; then
+				hit=1
+				break
+			fi
+			sleep 0.2
+		done
+		kill $pid 2> /dev/null
+		wait $pid 2> /dev/null
+		echo "kc-bench: end $sc" > /dev/kmsg
+		echo "# kcsan: $sc reported=$hit after <= $(($(now_ms) - t0)) ms"
+		# KCSAN prints one pair of functions once in 3 s
+		# (REPORT_ONCE_IN_MS): the next scenario has other functions,
+		# but give it a clean start anyway.
+		[ $hit = 0 ] || sleep 3.1
+	done
+	dmesg > "$out/dmesg.txt"
+	rmmod kc_planted
+	alternate kcsan_on kcsan_off
+	kcsan_on
+}
+
+kc_sys=/sys/kernel/kcollider
+kc_on() { echo 1 > $kc_sys/enabled; }
+kc_off() { echo 0 > $kc_sys/enabled; }
+
+kcollider_mode() {
+	local module=$1 planted=$2 budget=$3
+	shift 3
+	KC_MODULE=$module KC_PLANTED=$planted \
+		"$here/detect-guest.sh" "$out/detect.csv" 1 "$budget" "$budget" "$@"
+	insmod "$module" || exit 1
+	echo all > $kc_sys/targets || exit 1
+	echo "# kcollider: targets=all, $(awk '$1 == "sites" { print $2 }' $kc_sys/stats) sites," \
+	     "sample_rate $(cat $kc_sys/sample_rate)"
+	alternate kc_on kc_off
+	rmmod kcollider
+}
+
+mode=$1 out=$2
+shift 2
+mkdir -p "$out"
+: > "$out/workload.txt"
+uname -r > "$out/kernel"
+case $mode in
+kcsan) kcsan_mode "$@" ;;
+plain) alternate true true ;;
+kcollider) kcollider_mode "$@" ;;
+*) echo "bench-kcsan-guest: unknown mode $mode" >&2; exit 2 ;;
+esac
+cat "$out/workload.txt"
