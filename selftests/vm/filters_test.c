@@ -41,8 +41,28 @@ static int start(const char *targets)
 }
 
 /*
+ * Whether every full report of @log is one-sided ("race at unknown
+ * origin": a value changed and no watch caught the writer). Such a report
+ * names no racer and is no verdict on the pair; a heavily loaded host
+ * produced them even in windows armed on every CPU (see M1 below).
+ */
+static bool only_one_sided_reports(const char *log)
+{
+	const char *bug = strstr(log, "BUG: KCOLLIDER"), *next;
+	const char *origin;
+
+	for (; bug; bug = next) {
+		next = strstr(bug + 1, "BUG: KCOLLIDER");
+		origin = strstr(bug, "race at unknown origin");
+		if (!origin || (next && origin > next))
+			return false;
+	}
+	return true;
+}
+
+/*
  * A benign scenario: its one-line benign record (@line) comes, and never
- * a full report.
+ * a full report that names both sides.
  */
 static void expect_benign_only(struct __test_metadata *_metadata,
 			       const char *targets, const char *scenario,
@@ -51,7 +71,7 @@ static void expect_benign_only(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, start(targets));
 	ASSERT_TRUE(run_until_report(scenario, line, 30))
 		TH_LOG("%.2000s", read_reports());
-	ASSERT_EQ(NULL, strstr(read_reports(), "BUG: KCOLLIDER"))
+	ASSERT_TRUE(only_one_sided_reports(read_reports()))
 		TH_LOG("%.2000s", read_reports());
 }
 
