@@ -15,6 +15,7 @@
 #include "btf.h"
 #include "input.h"
 #include "main.h"
+#include "marking.h"
 #include "report_out.h"
 
 #define KC_SYS_BTF "/sys/kernel/btf"
@@ -23,13 +24,15 @@
  * What a race can do, most harmful first: a read-modify-write racing a
  * write loses an update; two writes leave one; a load and a store may be
  * READ_ONCE()/WRITE_ONCE() the binary does not show; one-sided reports
- * name no racer.
+ * name no racer; last, pairs the source shows are marked (KCSAN's rule:
+ * both marked, or either in data_race()).
  */
 enum race_kind {
 	KIND_LOST_UPDATE,
 	KIND_WRITE_WRITE,
 	KIND_LOAD_STORE,
 	KIND_UNKNOWN_ORIGIN,
+	KIND_MARKED,
 };
 
 static const char * const kind_names[] = {
@@ -37,6 +40,7 @@ static const char * const kind_names[] = {
 	[KIND_WRITE_WRITE] = "write-write",
 	[KIND_LOAD_STORE] = "load-store",
 	[KIND_UNKNOWN_ORIGIN] = "unknown-origin",
+	[KIND_MARKED] = "marked",
 };
 
 struct group {
@@ -52,10 +56,19 @@ static bool acc_writes(enum kc_acc_type t)
 	return t == KC_ACC_TYPE_WRITE || t == KC_ACC_TYPE_READ_WRITE;
 }
 
-static enum race_kind race_kind(const struct kc_report *r)
+/* Each access's marking from the source, when the report has two. */
+struct pair_marks {
+	bool have, silent;
+	struct kc_mark m[2];
+};
+
+static enum race_kind race_kind(const struct kc_report *r,
+				const struct pair_marks *pm)
 {
 	enum kc_acc_type a, b;
 
+	if (pm->silent)
+		return KIND_MARKED;
 	if (r->one_sided || r->nacc < 2)
 		return KIND_UNKNOWN_ORIGIN;
 	a = r->acc[0].type;
@@ -70,6 +83,7 @@ static enum race_kind race_kind(const struct kc_report *r)
 
 struct report_ctx {
 	struct kc_btf *btf;	/* field names of slab objects, when given */
+	struct kc_marking *marking;
 	bool group;
 	unsigned long n;
 	struct group *groups;
@@ -95,6 +109,22 @@ static void report_usage(FILE *out)
 		"                   modules) or a file (raw BTF or ELF with .BTF,\n"
 		"                   split on an earlier one); repeatable; default with\n"
 		"                   -K and -D: /sys/kernel/btf when present\n"
+		"  -M, --modules DIR  .ko files with DWARF (searched below DIR;\n"
+		"                   repeatable) for each access's marking: the\n"
+		"                   source line of the access says READ_ONCE(),\n"
+		"                   WRITE_ONCE(), smp_load_acquire(), atomic_read(),\n"
+		"                   data_race() ... or plain. Also searched:\n"
+		"                   /usr/lib/debug/lib/modules/$(uname -r)\n"
+		"  -V, --vmlinux ELF  vmlinux with DWARF, for the kernel image's\n"
+		"                   accesses (default: /usr/lib/debug/boot/vmlinux-*,\n"
+		"                   from the linux-image-*-dbg package)\n"
+		"  -S, --source DIR   a source tree for files DWARF names by a path\n"
+		"                   that does not exist here (repeatable)\n"
+		"\n"
+		"A pair whose source shows both accesses marked, or either inside\n"
+		"data_race(), is one KCSAN would not report: its verdict is\n"
+		"\"benign filter=marked\", whatever the module's class line said,\n"
+		"and \"group\" ranks it last (kind \"marked\").\n"
 		"\n"
 		"JSON: one object per report or group (JSON lines).\n"
 		"\n"
@@ -165,26 +195,126 @@ static void btf_out(struct report_ctx *c, const struct kc_report *r,
 	kc_btf_field_free(&f);
 }
 
+static void mark_report(struct report_ctx *c, const struct kc_report *r,
+			struct pair_marks *pm)
+{
+	int i;
+
+	memset(pm, 0, sizeof(*pm));
+	if (!c->marking || r->one_sided || r->nacc < 2)
+		return;
+	for (i = 0; i < 2; i++) {
+		const struct kc_access *a = &r->acc[i];
+		/* KCSAN's frames return from its __tsan_*() call: after */
+		bool after = a->top_is_after || !strcmp(r->tool, "KCSAN");
+
+		if (a->marked) {	/* KCSAN's own "(marked)" */
+			pm->m[i].kind = KC_MARK_MARKED;
+			snprintf(pm->m[i].marker, sizeof(pm->m[i].marker),
+				 "marked");
+			snprintf(pm->m[i].where, sizeof(pm->m[i].where),
+				 "per %s", r->tool);
+		} else if (a->have_sym) {
+			kc_marking_of(c->marking, &a->sym, after, &pm->m[i]);
+		} else {
+			pm->m[i].kind = KC_MARK_UNKNOWN;
+			snprintf(pm->m[i].why, sizeof(pm->m[i].why),
+				 "no symbol for the access");
+		}
+	}
+	pm->have = true;
+	pm->silent = kc_marking_silent(&pm->m[0], &pm->m[1]);
+}
+
+static const char *role_of(const struct kc_report *r, int i)
+{
+	return i == kc_report_racer(r) ? "racer" : "sampled";
+}
+
+static void marking_text(const struct kc_report *r, const struct pair_marks *pm)
+{
+	int i;
+
+	if (!pm->have)
+		return;
+	printf("  marking ");
+	for (i = 0; i < 2; i++) {
+		const struct kc_mark *k = &pm->m[i];
+
+		if (k->kind == KC_MARK_UNKNOWN)
+			printf(" %s=unknown (%s)", role_of(r, i), k->why);
+		else
+			printf(" %s=%s (%s)", role_of(r, i), k->marker, k->where);
+	}
+	putchar('\n');
+	if (pm->silent)
+		printf("  verdict  benign filter=marked: %s (KCSAN would not report it)\n",
+		       pm->m[0].kind == KC_MARK_DATA_RACE ||
+		       pm->m[1].kind == KC_MARK_DATA_RACE ?
+		       "inside data_race()" : "both accesses are marked");
+}
+
+static void marking_json(struct json *j, const struct kc_report *r,
+			 const struct pair_marks *pm)
+{
+	const struct kc_tool_line *cls = kc_report_tool_line(r, "class");
+	int i;
+
+	if (pm->have) {
+		json_arr_begin(j, "marking");
+		for (i = 0; i < 2; i++) {
+			const struct kc_mark *k = &pm->m[i];
+
+			json_obj_begin(j, NULL);
+			json_str(j, "role", role_of(r, i));
+			json_str(j, "kind", kc_mark_kind_name(k->kind));
+			json_str(j, "marker", k->kind == KC_MARK_UNKNOWN ?
+				 NULL : k->marker);
+			json_str(j, "source", k->where[0] ? k->where : NULL);
+			json_str(j, "why", k->kind == KC_MARK_UNKNOWN ?
+				 k->why : NULL);
+			json_obj_end(j);
+		}
+		json_arr_end(j);
+	}
+	/* The class after the source was read: what a script should act on. */
+	json_obj_begin(j, "verdict");
+	if (pm->silent) {
+		json_str(j, "class", "benign");
+		json_str(j, "filter", "marked");
+		json_str(j, "by", "source");
+	} else {
+		json_str(j, "class", cls ? cls->words : NULL);
+		json_str(j, "filter", cls ? kc_tool_line_get(cls, "filter") : NULL);
+		json_str(j, "by", "report");
+	}
+	json_obj_end(j);
+}
+
 static int on_report(const struct kc_report *r, void *data)
 {
 	struct report_ctx *c = data;
+	struct pair_marks pm;
 	struct json j;
 	char title[sizeof(r->title)];
 	struct group *g;
 
 	c->n++;
 	kc_report_warn(r);
+	mark_report(c, r, &pm);
 	if (!c->group) {
 		if (json_output) {
 			json_init(&j, stdout);
 			json_obj_begin(&j, NULL);
 			kc_report_json(&j, r);
 			btf_out(c, r, &j);
+			marking_json(&j, r, &pm);
 			json_obj_end(&j);
 			json_line_end(&j);
 		} else {
 			kc_report_text(stdout, r, c->n);
 			btf_out(c, r, NULL);
+			marking_text(r, &pm);
 		}
 		fflush(stdout);
 		return 0;
@@ -195,10 +325,10 @@ static int on_report(const struct kc_report *r, void *data)
 		return -1;
 	if (!g->count) {
 		g->first_line = r->first_line;
-		g->kind = race_kind(r);
+		g->kind = race_kind(r, &pm);
 	}
-	if (race_kind(r) < g->kind)
-		g->kind = race_kind(r);
+	if (race_kind(r, &pm) < g->kind)
+		g->kind = race_kind(r, &pm);
 	snprintf(g->tool, sizeof(g->tool), "%s", r->tool);
 	g->count++;
 	g->bad += r->status != KC_REP_OK;
@@ -248,18 +378,54 @@ static void print_groups(struct report_ctx *c)
 	}
 }
 
+static int add_marking_source(struct report_ctx *c, int opt, const char *arg)
+{
+	int ret;
+
+	if (!c->marking)
+		c->marking = kc_marking_new();
+	if (!c->marking) {
+		kc_error("report: out of memory");
+		return -ENOMEM;
+	}
+	switch (opt) {
+	case 'M':
+		ret = kc_marking_add_modules(c->marking, arg);
+		break;
+	case 'V':
+		ret = kc_marking_set_vmlinux(c->marking, arg);
+		break;
+	default:
+		ret = kc_marking_add_source(c->marking, arg);
+		break;
+	}
+	if (ret)
+		kc_error("report: -%c %s: %s", opt, arg, strerror(-ret));
+	return ret;
+}
+
+static void report_ctx_free(struct report_ctx *c)
+{
+	kc_btf_free(c->btf);
+	kc_marking_free(c->marking);
+	free(c->groups);
+}
+
 int do_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		KC_COMMON_LONGOPTS,
 		KC_INPUT_LONGOPTS,
 		{ "btf", required_argument, NULL, 'B' },
+		{ "modules", required_argument, NULL, 'M' },
+		{ "vmlinux", required_argument, NULL, 'V' },
+		{ "source", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kc_input in = { .kind = KC_IN_FILE, .path = "-" };
 	struct report_ctx c = { 0 };
 	unsigned long n = 0, bad = 0;
-	int opt, ret;
+	int opt, ret, status = KC_EXIT_FAIL;
 
 	if (argc > 1 && (!strcmp(argv[1], "list") || !strcmp(argv[1], "group"))) {
 		c.group = !strcmp(argv[1], "group");
@@ -268,47 +434,51 @@ int do_report(int argc, char **argv)
 	}
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, KC_COMMON_OPTS_SHORT KC_INPUT_OPTS_SHORT
-				  "B:", opts, NULL)) != -1) {
+				  "B:M:V:S:", opts, NULL)) != -1) {
 		if (kc_input_option(&in, opt, optarg) || kc_common_option(opt))
 			continue;
-		if (opt == 'B') {
+		if (opt == 'M' || opt == 'V' || opt == 'S') {
+			if (add_marking_source(&c, opt, optarg))
+				goto out;
+		} else if (opt == 'B') {
 			ret = kc_btf_add(&c.btf, optarg);
 			if (ret) {
 				kc_error("report: --btf %s: %s", optarg, strerror(-ret));
-				kc_btf_free(c.btf);
-				return KC_EXIT_FAIL;
+				goto out;
 			}
 		} else if (opt == 'h') {
 			report_usage(stdout);
-			kc_btf_free(c.btf);
-			return 0;
+			status = KC_EXIT_OK;
+			goto out;
 		} else {
-			report_usage(stderr);
-			kc_btf_free(c.btf);
-			return 2;
+			goto usage;
 		}
 	}
 	if (optind < argc)
 		in.path = argv[optind++];
-	if (optind < argc) {
-		report_usage(stderr);
-		kc_btf_free(c.btf);
-		return 2;
-	}
+	if (optind < argc)
+		goto usage;
 	/* Live sources: the running kernel's BTF, when it has one. */
 	if (!c.btf && in.kind != KC_IN_FILE && !access(KC_SYS_BTF, R_OK))
 		kc_btf_add(&c.btf, KC_SYS_BTF);
+	/* Without -M/-V: the release's debug files, when installed. */
+	if (!c.marking)
+		c.marking = kc_marking_new();
 	ret = kc_input_parse(&in, on_report, &c, &n, &bad);
-	kc_btf_free(c.btf);
 	if (ret) {
 		kc_input_error("report", &in, ret);
-		free(c.groups);
-		return KC_EXIT_FAIL;
+		goto out;
 	}
 	if (c.group)
 		print_groups(&c);
 	if (!json_output)
 		printf("# %lu reports, %lu malformed or truncated\n", n, bad);
-	free(c.groups);
-	return 0;
+	status = KC_EXIT_OK;
+out:
+	report_ctx_free(&c);
+	return status;
+usage:
+	report_usage(stderr);
+	report_ctx_free(&c);
+	return KC_EXIT_USAGE;
 }

@@ -1010,6 +1010,158 @@ static void kc_n9_owner(void)
 	atomic_long_inc(&kc_n9_bulk_frees);
 }
 
+/*
+ * ---- N10-N12 and R20-R22: marked accesses and their plain counterparts ----
+ * In the binary every one of these is a plain mov: only the source says
+ * which were READ_ONCE()/WRITE_ONCE(), acquire/release or data_race().
+ * KCSAN's rule: no race when both sides are marked or either is in
+ * data_race(); one plain side makes it a race (R20, R21), as does R22,
+ * N12 without its data_race().
+ */
+int kc_n10_stop;
+
+noinline void kc_n10_set_stop(int v)
+{
+	WRITE_ONCE(kc_n10_stop, v);
+}
+
+noinline int kc_n10_should_stop(void)
+{
+	return READ_ONCE(kc_n10_stop);
+}
+
+static void kc_n10_writer(void)
+{
+	static int n;
+
+	kc_n10_set_stop(++n & 1);
+}
+
+static void kc_n10_poller(void)
+{
+	WRITE_ONCE(kc_sink, kc_n10_should_stop());
+}
+
+int kc_r20_stop;
+
+noinline void kc_r20_set_stop(int v)
+{
+	WRITE_ONCE(kc_r20_stop, v);
+}
+
+noinline int kc_r20_should_stop_plain(void)
+{
+	return kc_r20_stop;
+}
+
+static void kc_r20_writer(void)
+{
+	static int n;
+
+	kc_r20_set_stop(++n & 1);
+}
+
+static void kc_r20_poller(void)
+{
+	WRITE_ONCE(kc_sink, kc_r20_should_stop_plain());
+}
+
+unsigned long kc_n11_seq;
+
+noinline void kc_n11_publish(unsigned long v)
+{
+	smp_store_release(&kc_n11_seq, v);
+}
+
+noinline unsigned long kc_n11_observe(void)
+{
+	return smp_load_acquire(&kc_n11_seq);
+}
+
+static void kc_n11_writer(void)
+{
+	static unsigned long n;
+
+	kc_n11_publish(++n);
+}
+
+static void kc_n11_reader(void)
+{
+	WRITE_ONCE(kc_sink, kc_n11_observe());
+}
+
+unsigned long kc_r21_seq;
+
+noinline void kc_r21_publish(unsigned long v)
+{
+	smp_store_release(&kc_r21_seq, v);
+}
+
+noinline unsigned long kc_r21_observe_plain(void)
+{
+	return kc_r21_seq;
+}
+
+static void kc_r21_writer(void)
+{
+	static unsigned long n;
+
+	kc_r21_publish(++n);
+}
+
+static void kc_r21_reader(void)
+{
+	WRITE_ONCE(kc_sink, kc_r21_observe_plain());
+}
+
+unsigned long kc_n12_last;
+
+noinline void kc_n12_note(unsigned long v)
+{
+	kc_n12_last = v;
+}
+
+noinline unsigned long kc_n12_peek_racy(void)
+{
+	return data_race(kc_n12_last);
+}
+
+static void kc_n12_writer(void)
+{
+	static unsigned long n;
+
+	kc_n12_note(++n);
+}
+
+static void kc_n12_reader(void)
+{
+	WRITE_ONCE(kc_sink, kc_n12_peek_racy());
+}
+
+unsigned long kc_r22_last;
+
+noinline void kc_r22_note(unsigned long v)
+{
+	kc_r22_last = v;
+}
+
+noinline unsigned long kc_r22_peek(void)
+{
+	return kc_r22_last;
+}
+
+static void kc_r22_writer(void)
+{
+	static unsigned long n;
+
+	kc_r22_note(++n);
+}
+
+static void kc_r22_reader(void)
+{
+	WRITE_ONCE(kc_sink, kc_r22_peek());
+}
+
 /* ---- running a scenario ---- */
 
 static int kc_worker_fn(void *data)
@@ -1083,6 +1235,12 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "b5", { kc_b5_store_flipped, kc_b5_tester }, { 0, 1 } },
 	{ "n8", { kc_n8_writer, kc_n8_reader }, { 0, 1 } },
 	{ "n9", { kc_n9_reader, kc_n9_owner }, { 0, 1 } },
+	{ "n10", { kc_n10_writer, kc_n10_poller }, { 0, 1 } },
+	{ "r20", { kc_r20_writer, kc_r20_poller }, { 0, 1 } },
+	{ "n11", { kc_n11_writer, kc_n11_reader }, { 0, 1 } },
+	{ "r21", { kc_r21_writer, kc_r21_reader }, { 0, 1 } },
+	{ "n12", { kc_n12_writer, kc_n12_reader }, { 0, 1 } },
+	{ "r22", { kc_r22_writer, kc_r22_reader }, { 0, 1 } },
 };
 
 /* Sleeps @ms, or less when the writer is signalled; -EINTR then. */

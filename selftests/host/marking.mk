@@ -1,0 +1,17 @@
+# "kcollider report -M": each access's marking read from DWARF and the
+# source, on a module-like object built here (gcc -c -g, named .ko).
+MARK_FX_SRC := $(TOP)/selftests/fixtures/marking
+MARK_FX_DIR := $(BUILD)/host/fixtures/marking
+CFLAGS_marking_test := -DKC_TOP=\"$(TOP)\" -DKC_MARK_FX_DIR=\"$(MARK_FX_DIR)\" \
+	-DKC_MARK_FX_SRC=\"$(MARK_FX_SRC)\" -I$(TOP)/user
+OBJS_marking_test := $(TOP)/user/marking.c
+LDLIBS_marking_test := $(shell pkg-config --libs libdw libelf)
+$(BUILD)/host/marking_test: $(MARK_FX_DIR)/fxmark.ko $(TOP)/user/marking.c \
+	$(TOP)/user/marking.h
+
+# No CET prologue, no unwind tables: each access is its function's first
+# instruction, the offsets the fixture's reports give.
+$(MARK_FX_DIR)/fxmark.ko: $(MARK_FX_SRC)/fxmark.c
+	@mkdir -p $(dir $@)
+	$(CC) -c -O2 -g -fcf-protection=none -fno-asynchronous-unwind-tables \
+		-o $@ $<

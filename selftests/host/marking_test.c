@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Markings from the source: the line scanner on its own, then
+ * "kcollider report -M" on reports naming the accesses of a module-like
+ * object (selftests/fixtures/marking/fxmark.c) whose instructions are all
+ * plain movs: only DWARF and the source tell READ_ONCE() from plain.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "marking.h"
+
+#define KC KC_TOP "/user/kcollider"
+#define LOG KC_MARK_FX_SRC "/reports.log"
+
+static char out[1 << 16];
+
+static int run(const char *cmd)
+{
+	FILE *p = popen(cmd, "r");
+	size_t n;
+	int st;
+
+	if (!p)
+		return -1;
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The text of report @n ("#n ...") up to the next one. */
+static char *report_n(int n)
+{
+	static char one[8192];
+	char head[16], *p, *end;
+
+	snprintf(head, sizeof(head), "#%d ", n);
+	p = strstr(out, head);
+	if (!p)
+		return NULL;
+	end = strstr(p + 1, "\n#");
+	snprintf(one, sizeof(one), "%.*s", (int)(end ? end - p : (long)strlen(p)), p);
+	return one;
+}
+
+static const char *marker(const char *line, enum kc_mark_kind *k)
+{
+	return kc_marker_in_line(line, k);
+}
+
+TEST(line_scanner)
+{
+	enum kc_mark_kind k;
+
+	ASSERT_STREQ("READ_ONCE", marker("\treturn READ_ONCE(p->x);", &k));
+	ASSERT_EQ(KC_MARK_MARKED, k);
+	ASSERT_STREQ("data_race", marker("v = READ_ONCE(a) + data_race(b);", &k));
+	ASSERT_EQ(KC_MARK_DATA_RACE, k);
+	ASSERT_STREQ("atomic64_read", marker("n = atomic64_read(&s->n);", &k));
+	ASSERT_STREQ("rcu_dereference_check", marker("p = rcu_dereference_check(x, 1);", &k));
+	/* not markers: the protected form, a comment, a string, a non-call */
+	ASSERT_EQ(NULL, marker("p = rcu_dereference_protected(x, 1);", &k));
+	ASSERT_EQ(KC_MARK_PLAIN, k);
+	ASSERT_EQ(NULL, marker("x = y; /* READ_ONCE(y) not needed */", &k));
+	ASSERT_EQ(NULL, marker("pr_info(\"READ_ONCE(%d)\", x); // WRITE_ONCE(", &k));
+	ASSERT_EQ(NULL, marker("int READ_ONCE_count = READ_ONCEx(y);", &k));
+	ASSERT_EQ(NULL, marker("atomic_inc_read(v); atomic_reader(v);", &k));
+}
+
+TEST(pairs_from_the_source)
+{
+	char *r;
+
+	ASSERT_EQ(0, run(KC " report -M " KC_MARK_FX_DIR " " LOG)) TH_LOG("%s", out);
+
+	r = report_n(1);	/* READ_ONCE vs WRITE_ONCE */
+	ASSERT_NE(NULL, r);
+	EXPECT_NE(NULL, strstr(r, "racer=WRITE_ONCE (fxmark.c:")) TH_LOG("%s", r);
+	EXPECT_NE(NULL, strstr(r, "sampled=READ_ONCE (fxmark.c:")) TH_LOG("%s", r);
+	EXPECT_NE(NULL, strstr(r, "verdict  benign filter=marked: both")) TH_LOG("%s", r);
+
+	r = report_n(2);	/* one plain side: a race, as KCSAN says */
+	ASSERT_NE(NULL, r);
+	EXPECT_NE(NULL, strstr(r, "sampled=plain (fxmark.c:")) TH_LOG("%s", r);
+	EXPECT_EQ(NULL, strstr(r, "verdict")) TH_LOG("%s", r);
+
+	r = report_n(3);	/* data_race() on one side suffices */
+	ASSERT_NE(NULL, r);
+	EXPECT_NE(NULL, strstr(r, "racer=plain")) TH_LOG("%s", r);
+	EXPECT_NE(NULL, strstr(r, "sampled=data_race")) TH_LOG("%s", r);
+	EXPECT_NE(NULL, strstr(r, "benign filter=marked: inside data_race()")) TH_LOG("%s", r);
+
+	r = report_n(4);	/* the inlined helper's own line is the access's */
+	ASSERT_NE(NULL, r);
+	EXPECT_NE(NULL, strstr(r, "sampled=READ_ONCE (fxmark.c:")) TH_LOG("%s", r);
+	EXPECT_EQ(NULL, strstr(r, "verdict")) TH_LOG("%s", r);
+
+	r = report_n(5);	/* no object file: unknown, the class stands */
+	ASSERT_NE(NULL, r);
+	EXPECT_NE(NULL, strstr(r, "racer=unknown (no fx_absent.ko")) TH_LOG("%s", r);
+	EXPECT_EQ(NULL, strstr(r, "verdict")) TH_LOG("%s", r);
+
+	r = report_n(6);	/* KCSAN's frames: after the __tsan call */
+	ASSERT_NE(NULL, r);
+	EXPECT_NE(NULL, strstr(r, "sampled=READ_ONCE")) TH_LOG("%s", r);
+	EXPECT_NE(NULL, strstr(r, "verdict  benign filter=marked")) TH_LOG("%s", r);
+}
+
+TEST(json_verdict_and_group_rank)
+{
+	ASSERT_EQ(0, run(KC " --json report -M " KC_MARK_FX_DIR " " LOG)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"verdict\":{\"class\":\"benign\",\"filter\":\"marked\",\"by\":\"source\"}"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"verdict\":{\"class\":\"harmful\",\"filter\":null,\"by\":\"report\"}"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "{\"role\":\"sampled\",\"kind\":\"data_race\",\"marker\":\"data_race\""))
+		TH_LOG("%s", out);
+
+	/* marked pairs rank after every harmful kind */
+	ASSERT_EQ(0, run(KC " report group -M " KC_MARK_FX_DIR " " LOG)) TH_LOG("%s", out);
+	ASSERT_NE(NULL, strstr(out, "load-store")) TH_LOG("%s", out);
+	ASSERT_NE(NULL, strstr(out, "marked")) TH_LOG("%s", out);
+	EXPECT_LT(strstr(out, "load-store"), strstr(out, "marked")) TH_LOG("%s", out);
+}
+
+TEST(source_moved_is_found_under_S)
+{
+	char dir[] = "/tmp/kc_marking_XXXXXX", cmd[2048];
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	/* a copy of the object whose DWARF names a path that is then gone */
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; d=%s; mkdir -p $d/src/sub $d/mods; "
+		 "cp " KC_MARK_FX_SRC "/fxmark.c $d/src/sub/; "
+		 "cd $d/src/sub && cc -c -O2 -g -fcf-protection=none "
+		 "-fno-asynchronous-unwind-tables -o $d/mods/fxmark.ko fxmark.c; "
+		 "mv $d/src $d/moved", dir);
+	ASSERT_EQ(0, system(cmd));
+
+	snprintf(cmd, sizeof(cmd), KC " report -M %s/mods " LOG, dir);
+	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "source not found:")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "verdict")) TH_LOG("%s", out);
+
+	snprintf(cmd, sizeof(cmd), KC " report -M %s/mods -S %s/moved " LOG, dir, dir);
+	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(report_n(1), "verdict  benign filter=marked")) TH_LOG("%s", out);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ASSERT_EQ(0, system(cmd));
+}
+
+TEST(bad_options_fail_clearly)
+{
+	ASSERT_EQ(1, run(KC " report -M /nonexistent-kc " LOG " 2>&1"));
+	EXPECT_NE(NULL, strstr(out, "-M /nonexistent-kc: No such file or directory")) TH_LOG("%s", out);
+	ASSERT_EQ(1, run(KC " report -S " LOG " " LOG " 2>&1"));
+	EXPECT_NE(NULL, strstr(out, "Not a directory")) TH_LOG("%s", out);
+	ASSERT_EQ(1, run(KC " report -V /nonexistent-kc " LOG " 2>&1"));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,734 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Marking from the source. A debug register sees a mov; whether the C was
+ * READ_ONCE(x) or x is only in the source. DWARF maps the access
+ * instruction to its innermost source line (the line of an inlined helper
+ * such as arch_atomic_read() when there is one, else the line that
+ * expanded the macro), and that line names the marker.
+ *
+ * Object files come from -M directories (.ko, relocated by libdwfl), the
+ * debug directories of the running kernel's release and -V (a vmlinux with
+ * DWARF); sources from the paths DWARF records, else under -S roots.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "marking.h"
+
+#define KC_MARK_MAX_DEPTH 6	/* directories below an -M root */
+#define KC_SRC_CACHE 16
+#define KC_MARK_CACHE 1024
+
+struct dwarf_file {
+	char *name;		/* module name, '-' read as '_'; "" for vmlinux */
+	char *path;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	bool opened;
+};
+
+struct src_file {
+	char *path;		/* as DWARF names it */
+	char *text;		/* NULL: not found */
+	char **lines;
+	int nlines;
+};
+
+struct mark_memo {
+	char key[KC_SYM_LEN + KC_MOD_LEN + 48];
+	struct kc_mark mark;
+};
+
+struct kc_marking {
+	struct dwarf_file *files;
+	size_t nfiles, cap;
+	bool defaults_added;
+	char **roots;
+	size_t nroots;
+	struct src_file src[KC_SRC_CACHE];
+	unsigned int src_next;
+	struct mark_memo *memo;
+	size_t nmemo;
+};
+
+/* ---- the markers ---- */
+
+static const struct {
+	const char *name;
+	enum kc_mark_kind kind;
+} kc_markers[] = {
+	{ "data_race", KC_MARK_DATA_RACE },
+	{ "READ_ONCE", KC_MARK_MARKED },
+	{ "WRITE_ONCE", KC_MARK_MARKED },
+	{ "__READ_ONCE", KC_MARK_MARKED },
+	{ "__WRITE_ONCE", KC_MARK_MARKED },
+	{ "READ_ONCE_NOCHECK", KC_MARK_MARKED },
+	{ "smp_load_acquire", KC_MARK_MARKED },
+	{ "smp_store_release", KC_MARK_MARKED },
+	{ "__smp_load_acquire", KC_MARK_MARKED },
+	{ "__smp_store_release", KC_MARK_MARKED },
+	{ "smp_store_mb", KC_MARK_MARKED },
+	{ "smp_cond_load_acquire", KC_MARK_MARKED },
+	{ "smp_cond_load_relaxed", KC_MARK_MARKED },
+	{ "rcu_assign_pointer", KC_MARK_MARKED },
+	{ "rcu_access_pointer", KC_MARK_MARKED },
+	{ "rcu_replace_pointer", KC_MARK_MARKED },
+	{ "test_bit", KC_MARK_MARKED },
+	{ "arch_test_bit", KC_MARK_MARKED },
+	{ "xchg", KC_MARK_MARKED },
+	{ "cmpxchg", KC_MARK_MARKED },
+	{ "try_cmpxchg", KC_MARK_MARKED },
+};
+
+/* atomic_read(), atomic64_set_release(), arch_atomic_long_read() ... */
+static bool is_atomic_load_store(const char *id)
+{
+	static const char * const prefixes[] = { "arch_", "raw_", "" };
+	static const char * const types[] = { "atomic64_", "atomic_long_",
+					      "atomic_" };
+	static const char * const ops[] = { "read", "set", "read_acquire",
+					    "set_release" };
+	size_t i, k, o, n;
+
+	for (i = 0; i < 3; i++) {
+		n = strlen(prefixes[i]);
+		if (strncmp(id, prefixes[i], n))
+			continue;
+		for (k = 0; k < 3; k++) {
+			const char *t = id + n;
+			size_t tn = strlen(types[k]);
+
+			if (strncmp(t, types[k], tn))
+				continue;
+			for (o = 0; o < 4; o++)
+				if (!strcmp(t + tn, ops[o]))
+					return true;
+		}
+	}
+	return false;
+}
+
+/* rcu_dereference*() is READ_ONCE(); the _protected variant is plain. */
+static bool is_rcu_dereference(const char *id)
+{
+	return !strncmp(id, "rcu_dereference", 15) &&
+	       !strstr(id, "_protected");
+}
+
+static const char *marker_of_ident(const char *id, enum kc_mark_kind *kind)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(kc_markers) / sizeof(kc_markers[0]); i++) {
+		if (!strcmp(id, kc_markers[i].name)) {
+			*kind = kc_markers[i].kind;
+			return kc_markers[i].name;
+		}
+	}
+	if (is_atomic_load_store(id) || is_rcu_dereference(id)) {
+		*kind = KC_MARK_MARKED;
+		return id;
+	}
+	return NULL;
+}
+
+/*
+ * The first identifier of @line called like a function that marks an
+ * access (data_race() wins over the others); comments and string
+ * literals are skipped. Returns a static copy of it.
+ */
+const char *kc_marker_in_line(const char *line, enum kc_mark_kind *kind)
+{
+	static char found[64];
+	enum kc_mark_kind k, best = KC_MARK_PLAIN;
+	const char *p = line, *hit;
+	char id[64];
+	size_t n;
+
+	found[0] = '\0';
+	while (*p) {
+		if (p[0] == '/' && p[1] == '/')
+			break;
+		if (p[0] == '/' && p[1] == '*') {
+			const char *end = strstr(p + 2, "*/");
+
+			if (!end)
+				break;
+			p = end + 2;
+			continue;
+		}
+		if (*p == '"' || *p == '\'') {
+			char q = *p++;
+
+			while (*p && *p != q)
+				p += (*p == '\\' && p[1]) ? 2 : 1;
+			if (*p)
+				p++;
+			continue;
+		}
+		if (!isalpha((unsigned char)*p) && *p != '_') {
+			p++;
+			continue;
+		}
+		for (n = 0; isalnum((unsigned char)p[n]) || p[n] == '_'; n++)
+			;
+		snprintf(id, sizeof(id), "%.*s", (int)n, p);
+		p += n;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p != '(')
+			continue;
+		hit = marker_of_ident(id, &k);
+		if (hit && (best == KC_MARK_PLAIN || k == KC_MARK_DATA_RACE)) {
+			best = k;
+			snprintf(found, sizeof(found), "%s", hit);
+		}
+	}
+	*kind = best;
+	return found[0] ? found : NULL;
+}
+
+/* ---- object files ---- */
+
+static char *module_key(const char *name)
+{
+	char *k = strdup(name), *p;
+
+	for (p = k; p && *p; p++)
+		if (*p == '-')
+			*p = '_';
+	return k;
+}
+
+static int add_file(struct kc_marking *m, const char *name, const char *path)
+{
+	struct dwarf_file *f;
+
+	if (m->nfiles == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 32;
+
+		f = realloc(m->files, cap * sizeof(*f));
+		if (!f)
+			return -ENOMEM;
+		m->files = f;
+		m->cap = cap;
+	}
+	f = &m->files[m->nfiles];
+	memset(f, 0, sizeof(*f));
+	f->name = module_key(name);
+	f->path = strdup(path);
+	if (!f->name || !f->path) {
+		free(f->name);
+		free(f->path);
+		return -ENOMEM;
+	}
+	m->nfiles++;
+	return 0;
+}
+
+static int scan_dir(struct kc_marking *m, const char *dir, int depth)
+{
+	struct dirent *d;
+	DIR *dh = opendir(dir);
+	int ret = 0;
+
+	if (!dh)
+		return -errno;
+	while (!ret && (d = readdir(dh))) {
+		char path[4096], name[256];
+		struct stat st;
+		size_t n = strlen(d->d_name);
+
+		if (d->d_name[0] == '.')
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", dir, d->d_name) >=
+		    (int)sizeof(path) || stat(path, &st))
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			if (depth < KC_MARK_MAX_DEPTH)
+				scan_dir(m, path, depth + 1);
+			continue;
+		}
+		if (n < 4 || strcmp(d->d_name + n - 3, ".ko") || n - 3 >= sizeof(name))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(n - 3), d->d_name);
+		ret = add_file(m, name, path);
+	}
+	closedir(dh);
+	return ret;
+}
+
+int kc_marking_add_modules(struct kc_marking *m, const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	return scan_dir(m, dir, 0);
+}
+
+int kc_marking_set_vmlinux(struct kc_marking *m, const char *path)
+{
+	if (access(path, R_OK))
+		return -errno;
+	return add_file(m, "", path);
+}
+
+int kc_marking_add_source(struct kc_marking *m, const char *dir)
+{
+	char **r;
+	struct stat st;
+
+	if (stat(dir, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	r = realloc(m->roots, (m->nroots + 1) * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	m->roots = r;
+	m->roots[m->nroots] = strdup(dir);
+	return m->roots[m->nroots] ? (m->nroots++, 0) : -ENOMEM;
+}
+
+/* Searched after what the command line gave: the release's debug files. */
+static void add_defaults(struct kc_marking *m)
+{
+	static const char * const vmlinux[] = {
+		"/usr/lib/debug/boot/vmlinux-%s",
+		"/usr/lib/debug/lib/modules/%s/vmlinux",
+		"/boot/vmlinux-%s",
+	};
+	struct utsname u;
+	char path[512];
+	size_t i;
+
+	m->defaults_added = true;
+	if (uname(&u))
+		return;
+	for (i = 0; i < sizeof(vmlinux) / sizeof(vmlinux[0]); i++) {
+		snprintf(path, sizeof(path), vmlinux[i], u.release);
+		if (!access(path, R_OK)) {
+			add_file(m, "", path);
+			break;
+		}
+	}
+	snprintf(path, sizeof(path), "/usr/lib/debug/lib/modules/%s", u.release);
+	scan_dir(m, path, 0);
+}
+
+static Dwfl_Module *open_file(struct dwarf_file *f)
+{
+	static const Dwfl_Callbacks cb = {
+		.find_debuginfo = dwfl_standard_find_debuginfo,
+		.section_address = dwfl_offline_section_address,
+	};
+
+	if (f->opened)
+		return f->mod;
+	f->opened = true;
+	f->dwfl = dwfl_begin(&cb);
+	if (!f->dwfl)
+		return NULL;
+	f->mod = dwfl_report_offline(f->dwfl, f->name, f->path, -1);
+	dwfl_report_end(f->dwfl, NULL, NULL);
+	return f->mod;
+}
+
+/* The address of @func in @mod (of size @size when it has duplicates). */
+static bool find_func(Dwfl_Module *mod, const char *func, uint64_t size,
+		      GElf_Addr *out)
+{
+	int i, n = dwfl_module_getsymtab(mod);
+	bool found = false;
+
+	for (i = 1; i < n; i++) {
+		const char *name;
+		GElf_Sym sym;
+		GElf_Addr addr;
+
+		name = dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL,
+					       NULL);
+		if (!name || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    strcmp(name, func))
+			continue;
+		if (!found || sym.st_size == size) {
+			*out = addr;
+			found = true;
+		}
+		if (sym.st_size == size)
+			break;
+	}
+	return found;
+}
+
+/* ---- sources ---- */
+
+static bool split_lines(struct src_file *s)
+{
+	char *p;
+	int n = 1;
+
+	for (p = s->text; *p; p++)
+		n += *p == '\n';
+	s->lines = calloc(n + 1, sizeof(*s->lines));
+	if (!s->lines)
+		return false;
+	s->nlines = 0;
+	for (p = s->text; p; ) {
+		char *nl = strchr(p, '\n');
+
+		s->lines[s->nlines++] = p;
+		if (nl)
+			*nl = '\0';
+		p = nl ? nl + 1 : NULL;
+	}
+	return true;
+}
+
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+	struct stat st;
+
+	if (!f)
+		return NULL;
+	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) &&
+	    st.st_size < (64 << 20)) {
+		buf = malloc(st.st_size + 1);
+		if (buf) {
+			len = fread(buf, 1, st.st_size, f);
+			buf[len] = '\0';
+		}
+	}
+	fclose(f);
+	return buf;
+}
+
+/* @path, else its tail under a -S root (DWARF names the build machine's). */
+static char *find_source(const struct kc_marking *m, const char *path)
+{
+	const char *tail;
+	size_t i;
+	char *text = read_text(path);
+
+	if (text)
+		return text;
+	for (i = 0; i < m->nroots; i++) {
+		for (tail = path; tail; tail = strchr(tail + 1, '/')) {
+			char cand[4096];
+
+			snprintf(cand, sizeof(cand), "%s/%s", m->roots[i],
+				 tail + (*tail == '/'));
+			text = read_text(cand);
+			if (text)
+				return text;
+		}
+	}
+	return NULL;
+}
+
+static const char *source_line(struct kc_marking *m, const char *path, int line)
+{
+	struct src_file *s = NULL;
+	unsigned int i;
+
+	for (i = 0; i < KC_SRC_CACHE; i++)
+		if (m->src[i].path && !strcmp(m->src[i].path, path))
+			s = &m->src[i];
+	if (!s) {
+		s = &m->src[m->src_next++ % KC_SRC_CACHE];
+		free(s->path);
+		free(s->text);
+		free(s->lines);
+		memset(s, 0, sizeof(*s));
+		s->path = strdup(path);
+		s->text = find_source(m, path);
+		if (s->text && !split_lines(s)) {
+			free(s->text);
+			s->text = NULL;
+		}
+	}
+	if (!s->text || line < 1 || line > s->nlines)
+		return NULL;
+	return s->lines[line - 1];
+}
+
+/* ---- one access ---- */
+
+/* The innermost inlined helper at @addr, if it is a marked one. */
+static const char *inlined_marker(Dwfl_Module *mod, GElf_Addr addr,
+				  enum kc_mark_kind *kind)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias), *scopes = NULL;
+	const char *hit = NULL;
+	int i, n;
+
+	if (!cu)
+		return NULL;
+	n = dwarf_getscopes(cu, addr - bias, &scopes);
+	for (i = 0; i < n && !hit; i++) {
+		Dwarf_Attribute attr;
+		Dwarf_Die origin;
+		const char *name;
+
+		if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+			continue;
+		if (!dwarf_formref_die(dwarf_attr(&scopes[i], DW_AT_abstract_origin,
+						  &attr), &origin))
+			continue;
+		name = dwarf_diename(&origin);
+		if (name)
+			hit = marker_of_ident(name, kind);
+		break;	/* the innermost only: an outer one is a caller */
+	}
+	free(scopes);
+	return hit;
+}
+
+/*
+ * Checks one source line of the access; true when it has a marker (the
+ * line is then @out's). @have_text: the line could be read.
+ */
+static bool mark_line(struct kc_marking *m, const char *file, int line,
+		      struct kc_mark *out, bool *have_text)
+{
+	const char *text = source_line(m, file, line), *base, *hit;
+	enum kc_mark_kind kind;
+
+	if (!text)
+		return false;
+	*have_text = true;
+	hit = kc_marker_in_line(text, &kind);
+	if (!hit)
+		return false;
+	base = strrchr(file, '/');
+	snprintf(out->where, sizeof(out->where), "%s:%d", base ? base + 1 : file,
+		 line);
+	snprintf(out->marker, sizeof(out->marker), "%s", hit);
+	out->kind = kind;
+	return true;
+}
+
+/*
+ * GCC gives one instruction several line rows: the call site of each
+ * inlined helper, then the helper's lines (atomic_read() in
+ * atomic-instrumented.h, then arch_atomic_read() in atomic.h), or a
+ * folded statement's lines (data_race()'s expression, then its closing
+ * brace, not a statement). The last statement row is the innermost code
+ * that made the access: an outer line's READ_ONCE() does not mark an
+ * inlined helper's plain load.
+ */
+static bool mark_rows(struct kc_marking *m, Dwfl_Module *mod, GElf_Addr addr,
+		      struct kc_mark *out, bool *have_text)
+{
+	Dwarf_Addr bias, row = 0, a;
+	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
+	Dwarf_Line *last = NULL;
+	Dwarf_Lines *lines;
+	const char *file;
+	size_t i, n;
+	bool stmt;
+	int line;
+
+	if (!cu || dwarf_getsrclines(cu, &lines, &n))
+		return false;
+	for (i = 0; i < n; i++) {
+		if (!dwarf_lineaddr(dwarf_onesrcline(lines, i), &a) &&
+		    a <= addr - bias && a > row)
+			row = a;
+	}
+	for (i = 0; i < n; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+
+		if (dwarf_lineaddr(l, &a) || a != row)
+			continue;
+		if (!last || (!dwarf_linebeginstatement(l, &stmt) && stmt))
+			last = l;
+	}
+	if (!last || dwarf_lineno(last, &line))
+		return false;
+	file = dwarf_linesrc(last, NULL, NULL);
+	return file && mark_line(m, file, line, out, have_text);
+}
+
+static void mark_addr(struct kc_marking *m, Dwfl_Module *mod, GElf_Addr addr,
+		      struct kc_mark *out)
+{
+	Dwfl_Line *l = dwfl_module_getsrc(mod, addr);
+	const char *file, *base, *helper;
+	enum kc_mark_kind kind;
+	bool have_text = false;
+	int line = 0;
+
+	file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
+	if (!file) {
+		snprintf(out->why, sizeof(out->why), "no DWARF line");
+		return;
+	}
+	if (mark_rows(m, mod, addr, out, &have_text))
+		return;
+	base = strrchr(file, '/');
+	snprintf(out->where, sizeof(out->where), "%s:%d", base ? base + 1 : file,
+		 line);
+	helper = inlined_marker(mod, addr, &kind);
+	if (helper) {
+		out->kind = kind;
+		snprintf(out->marker, sizeof(out->marker), "%s", helper);
+	} else if (!have_text) {
+		snprintf(out->why, sizeof(out->why),
+			 "source not found: %.120s (-S DIR)", file);
+	} else {
+		out->kind = KC_MARK_PLAIN;
+		snprintf(out->marker, sizeof(out->marker), "plain");
+	}
+}
+
+static struct dwarf_file *file_for(struct kc_marking *m, const char *mod_name)
+{
+	char *key = module_key(mod_name);
+	size_t i;
+
+	if (!key)
+		return NULL;
+	for (i = 0; i < m->nfiles; i++) {
+		if (!strcmp(m->files[i].name, key) && open_file(&m->files[i]) &&
+		    dwfl_module_getsymtab(m->files[i].mod) > 0) {
+			free(key);
+			return &m->files[i];
+		}
+	}
+	free(key);
+	return NULL;
+}
+
+static void mark_frame(struct kc_marking *m, const struct kc_frame *f,
+		       bool after, struct kc_mark *out)
+{
+	struct dwarf_file *file;
+	GElf_Addr addr;
+
+	memset(out, 0, sizeof(*out));
+	out->kind = KC_MARK_UNKNOWN;
+	if (!f->has_off || (after && !f->off)) {
+		snprintf(out->why, sizeof(out->why), "no offset in the frame");
+		return;
+	}
+	file = file_for(m, f->mod);
+	if (!file && !m->defaults_added) {
+		add_defaults(m);
+		file = file_for(m, f->mod);
+	}
+	if (!file) {
+		if (f->mod[0])
+			snprintf(out->why, sizeof(out->why),
+				 "no %s.ko with symbols (-M DIR)", f->mod);
+		else
+			snprintf(out->why, sizeof(out->why),
+				 "no vmlinux with DWARF (-V ELF)");
+		return;
+	}
+	if (!find_func(file->mod, f->func, f->size, &addr)) {
+		snprintf(out->why, sizeof(out->why), "%.60s not in %.90s",
+			 f->func, file->path);
+		return;
+	}
+	mark_addr(m, file->mod, addr + f->off - (after ? 1 : 0), out);
+}
+
+void kc_marking_of(struct kc_marking *m, const struct kc_frame *f,
+		   bool after, struct kc_mark *out)
+{
+	char key[sizeof(m->memo[0].key)];
+	size_t i;
+
+	snprintf(key, sizeof(key), "%s+%llx/%llx[%s]%d", f->func,
+		 (unsigned long long)f->off, (unsigned long long)f->size,
+		 f->mod, after);
+	for (i = 0; i < m->nmemo; i++) {
+		if (!strcmp(m->memo[i].key, key)) {
+			*out = m->memo[i].mark;
+			return;
+		}
+	}
+	mark_frame(m, f, after, out);
+	if (m->nmemo < KC_MARK_CACHE) {
+		snprintf(m->memo[m->nmemo].key, sizeof(key), "%s", key);
+		m->memo[m->nmemo++].mark = *out;
+	}
+}
+
+bool kc_marking_silent(const struct kc_mark *a, const struct kc_mark *b)
+{
+	if (a->kind == KC_MARK_UNKNOWN || b->kind == KC_MARK_UNKNOWN)
+		return false;
+	if (a->kind == KC_MARK_DATA_RACE || b->kind == KC_MARK_DATA_RACE)
+		return true;
+	return a->kind == KC_MARK_MARKED && b->kind == KC_MARK_MARKED;
+}
+
+const char *kc_mark_kind_name(enum kc_mark_kind k)
+{
+	static const char * const names[] = {
+		[KC_MARK_UNKNOWN] = "unknown",
+		[KC_MARK_PLAIN] = "plain",
+		[KC_MARK_MARKED] = "marked",
+		[KC_MARK_DATA_RACE] = "data_race",
+	};
+
+	return names[k];
+}
+
+struct kc_marking *kc_marking_new(void)
+{
+	struct kc_marking *m = calloc(1, sizeof(*m));
+
+	if (m)
+		m->memo = calloc(KC_MARK_CACHE, sizeof(*m->memo));
+	if (m && !m->memo) {
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void kc_marking_free(struct kc_marking *m)
+{
+	size_t i;
+
+	if (!m)
+		return;
+	for (i = 0; i < m->nfiles; i++) {
+		if (m->files[i].dwfl)
+			dwfl_end(m->files[i].dwfl);
+		free(m->files[i].name);
+		free(m->files[i].path);
+	}
+	for (i = 0; i < KC_SRC_CACHE; i++) {
+		free(m->src[i].path);
+		free(m->src[i].text);
+		free(m->src[i].lines);
+	}
+	for (i = 0; i < m->nroots; i++)
+		free(m->roots[i]);
+	free(m->roots);
+	free(m->files);
+	free(m->memo);
+	free(m);
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Marking from the source: was an access READ_ONCE(), WRITE_ONCE(),
+ * smp_load_acquire(), atomic_read() ... or inside data_race()? The
+ * binary cannot say (a marked access is the same mov as a plain one);
+ * DWARF and the source beside it can.
+ */
+#ifndef KCOLLIDER_MARKING_H
+#define KCOLLIDER_MARKING_H
+
+#include <stdbool.h>
+
+#include "report_parse.h"
+
+enum kc_mark_kind {
+	KC_MARK_UNKNOWN,	/* no DWARF, or no source line: see why */
+	KC_MARK_PLAIN,
+	KC_MARK_MARKED,
+	KC_MARK_DATA_RACE,
+};
+
+struct kc_mark {
+	enum kc_mark_kind kind;
+	char marker[32];	/* "READ_ONCE", "atomic_read", ... or "plain" */
+	char where[128];	/* "kc_planted.c:1012", innermost (inlined) line */
+	char why[160];		/* KC_MARK_UNKNOWN: what was missing */
+};
+
+struct kc_marking;
+
+struct kc_marking *kc_marking_new(void);
+void kc_marking_free(struct kc_marking *m);
+/* -M DIR: the .ko files under @dir (with DWARF). 0 or -errno. */
+int kc_marking_add_modules(struct kc_marking *m, const char *dir);
+/* -V ELF: vmlinux with DWARF (the -dbg package's). 0 or -errno. */
+int kc_marking_set_vmlinux(struct kc_marking *m, const char *path);
+/* -S DIR: a source tree for paths DWARF names that do not exist here. */
+int kc_marking_add_source(struct kc_marking *m, const char *dir);
+
+/*
+ * The marking of the access at @f ("func+0xoff/0xsize [mod]"); @after
+ * when @f is the instruction after the access (a stack's top frame).
+ */
+void kc_marking_of(struct kc_marking *m, const struct kc_frame *f,
+		   bool after, struct kc_mark *out);
+/*
+ * KCSAN's rule: no data race when either access is in data_race() or
+ * both are marked. False when either marking is unknown.
+ */
+bool kc_marking_silent(const struct kc_mark *a, const struct kc_mark *b);
+const char *kc_mark_kind_name(enum kc_mark_kind k);
+/* A token of @line that marks an access, or NULL: exposed for tests. */
+const char *kc_marker_in_line(const char *line, enum kc_mark_kind *kind);
+
+#endif /* KCOLLIDER_MARKING_H */
