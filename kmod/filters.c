@@ -26,6 +26,7 @@
 #include <linux/uaccess.h>
 #include <trace/events/kmem.h>
 
+#include <kcollider/marks.h>
 #include <kcollider/parse.h>
 #include "kcollider.h"
 
@@ -40,6 +41,7 @@ const char * const kc_filter_names[KC_NR_FILTERS] = {
 	[KC_FILTER_SUPPRESSED] = "suppressed",
 	[KC_FILTER_MEMORY_REUSE] = "memory-reuse",
 	[KC_FILTER_MARKED_ATOMIC] = "marked-atomic",
+	[KC_FILTER_MARKED] = "marked",
 };
 
 bool kc_filter_enabled[KC_NR_FILTERS] = {
@@ -446,6 +448,27 @@ static bool kc_is_marked_atomic(const struct kc_report *r)
 }
 
 /*
+ * KCSAN's rule, on what the source says ("kcollider mark"): no race when
+ * both accesses are marked, or either is in data_race(). A one-sided
+ * report (a value changed under the sampled access, its writer unseen)
+ * on a marked access is none either: KCSAN only watches plain ones, and
+ * a plain writer is caught when it is sampled itself.
+ */
+static bool kc_is_marked_by_source(const struct kc_report *r)
+{
+	int sampled = kc_marks_kind_at(r->sampled.ip), racer;
+
+	if (sampled == KC_MARKS_DATA_RACE)
+		return true;
+	if (!r->has_racer)
+		return sampled == KC_MARKS_MARKED;
+	racer = kc_marks_kind_at(r->racer.ip);
+	if (racer == KC_MARKS_DATA_RACE)
+		return true;
+	return sampled == KC_MARKS_MARKED && racer == KC_MARKS_MARKED;
+}
+
+/*
  * A single aligned load/store pair, nothing known about its marking: it
  * may be READ_ONCE()/WRITE_ONCE(), which the binary does not show.
  */
@@ -614,6 +637,9 @@ int kc_filters_classify(struct kc_report *r)
 			r->sampled.access == KC_ACC_WRITE;
 	if (kc_filter_on(KC_FILTER_SUPPRESSED) && kc_is_suppressed(r))
 		return KC_FILTER_SUPPRESSED;
+	/* the source outranks what the instructions suggest */
+	if (kc_filter_on(KC_FILTER_MARKED) && kc_is_marked_by_source(r))
+		return KC_FILTER_MARKED;
 	if (kc_filter_on(KC_FILTER_OTHER_BITS) && kc_is_other_bits(r))
 		return KC_FILTER_OTHER_BITS;
 	/* a plain load racing a LOCK'd RMW reads the old or the new value */

@@ -189,6 +189,7 @@ enum kc_filter {
 	KC_FILTER_SUPPRESSED,
 	KC_FILTER_MEMORY_REUSE,
 	KC_FILTER_MARKED_ATOMIC,
+	KC_FILTER_MARKED,
 	KC_NR_FILTERS,
 };
 
@@ -206,6 +207,13 @@ bool kc_marking_unknown(const struct kc_report *r);
 bool kc_filter_memory_reuse_on(void);
 int kc_suppress_write(const char *buf, size_t len);
 ssize_t kc_suppress_show(char *buf, size_t size);
+
+/* marks.c: code ranges the source marks, from "kcollider mark" */
+int kc_marks_init(void);
+void kc_marks_exit(void);
+int kc_marks_write(const char *buf, size_t len);
+ssize_t kc_marks_show(char *buf, size_t size);
+int kc_marks_kind_at(unsigned long ip);
 
 /* main.c */
 extern struct mutex kc_state_lock;

@@ -89,6 +89,9 @@ static int __init kcollider_init(void)
 	ret = kc_filters_init();
 	if (ret)
 		goto err_report;
+	ret = kc_marks_init();
+	if (ret)
+		goto err_filters_only;
 	kc_stall_init();
 	kc_context_init();
 	ret = kc_sites_init();
@@ -113,6 +116,8 @@ err_sites:
 	kc_sites_exit();
 err_filters:
 	kc_stall_exit();
+	kc_marks_exit();
+err_filters_only:
 	kc_filters_exit();
 err_report:
 	kc_report_exit();
@@ -130,8 +135,9 @@ static void __exit kcollider_exit(void)
 	kc_sampler_exit();
 	kc_stall_exit();
 	kc_sites_exit();
-	kc_filters_exit();
 	kc_report_exit();
+	kc_marks_exit();
+	kc_filters_exit();
 	kc_watch_exit();
 	pr_info("unloaded\n");
 }

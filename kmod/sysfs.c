@@ -211,6 +211,23 @@ static ssize_t targets_store(struct kobject *kobj, struct kobj_attribute *attr,
 	return ret ? ret : count;
 }
 
+static ssize_t marks_show(struct kobject *kobj, struct kobj_attribute *attr,
+			  char *buf)
+{
+	return kc_marks_show(buf, PAGE_SIZE);
+}
+
+static ssize_t marks_store(struct kobject *kobj, struct kobj_attribute *attr,
+			   const char *buf, size_t count)
+{
+	int ret;
+
+	if (!kc_parse_ascii_text(buf, count))
+		return -EINVAL;
+	ret = kc_marks_write(buf, count);
+	return ret ? ret : count;
+}
+
 static ssize_t watch_slots_show(struct kobject *kobj,
 				struct kobj_attribute *attr, char *buf)
 {
@@ -287,6 +304,7 @@ static struct kobj_attribute benign_full_attr = __ATTR_RW(benign_full);
 static struct kobj_attribute filters_attr = __ATTR_RW(filters);
 static struct kobj_attribute suppress_attr = __ATTR_RW(suppress);
 static struct kobj_attribute report_style_attr = __ATTR_RW(report_style);
+static struct kobj_attribute marks_attr = __ATTR_RW(marks);
 
 static struct attribute *kc_attrs[] = {
 	&enabled_attr.attr,
@@ -306,6 +324,7 @@ static struct attribute *kc_attrs[] = {
 	&filters_attr.attr,
 	&suppress_attr.attr,
 	&report_style_attr.attr,
+	&marks_attr.attr,
 	NULL,
 };
 

@@ -20,6 +20,7 @@ const char *prog_name = "kcollider";
 static const struct cmd cmds[] = {
 	{ "help", do_help, "this help, or a command's: help [COMMAND]" },
 	{ "litmus", do_litmus, "decide x86 litmus tests under x86-TSO and SC" },
+	{ "mark", do_mark, "tell the module which accesses the source marks" },
 	{ "report", do_report, "list or group race reports (list | group)" },
 	{ "tso", do_tso, "triangular-race analysis of reports under x86-TSO" },
 	{ "status", do_status, "show the loaded module's settings and statistics" },

@@ -54,6 +54,7 @@ __printf(1, 2) void kc_error(const char *fmt, ...);
 
 int do_help(int argc, char **argv);
 int do_litmus(int argc, char **argv);
+int do_mark(int argc, char **argv);
 int do_report(int argc, char **argv);
 int do_status(int argc, char **argv);
 int do_tso(int argc, char **argv);

@@ -26,6 +26,7 @@
 
 #include "marking.h"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define KC_MARK_MAX_DEPTH 6	/* directories below an -M root */
 #define KC_SRC_CACHE 16
 #define KC_MARK_CACHE 1024
@@ -130,7 +131,7 @@ static const char *marker_of_ident(const char *id, enum kc_mark_kind *kind)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(kc_markers) / sizeof(kc_markers[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(kc_markers); i++) {
 		if (!strcmp(id, kc_markers[i].name)) {
 			*kind = kc_markers[i].kind;
 			return kc_markers[i].name;
@@ -319,7 +320,7 @@ static void add_defaults(struct kc_marking *m)
 	m->defaults_added = true;
 	if (uname(&u))
 		return;
-	for (i = 0; i < sizeof(vmlinux) / sizeof(vmlinux[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(vmlinux); i++) {
 		snprintf(path, sizeof(path), vmlinux[i], u.release);
 		if (!access(path, R_OK)) {
 			add_file(m, "", path);
@@ -681,6 +682,157 @@ bool kc_marking_silent(const struct kc_mark *a, const struct kc_mark *b)
 	if (a->kind == KC_MARK_DATA_RACE || b->kind == KC_MARK_DATA_RACE)
 		return true;
 	return a->kind == KC_MARK_MARKED && b->kind == KC_MARK_MARKED;
+}
+
+/* ---- every marked range of a module ---- */
+
+struct range_emit {
+	Dwfl_Module *mod;
+	kc_mark_range_cb cb;
+	void *data;
+	GElf_Addr start, end;	/* pending, in dwfl's layout */
+	GElf_Addr func_end;	/* of the function the pending range is in */
+	enum kc_mark_kind kind;
+};
+
+static int range_flush(struct range_emit *e)
+{
+	Dwarf_Addr rel = e->start;
+	uint64_t len = e->end - e->start;
+	const char *sec;
+	int idx;
+
+	if (e->end <= e->start)
+		return 0;
+	e->end = e->start;	/* nothing pending */
+	idx = dwfl_module_relocate_address(e->mod, &rel);
+	sec = idx < 0 ? NULL : dwfl_module_relocation_info(e->mod, idx, NULL);
+	return sec ? e->cb(sec, rel, len, e->kind, e->data) : 0;
+}
+
+/*
+ * A row's range runs to the next row, which may be past the end of its
+ * function (padding, the next function): ranges stop at the function's
+ * end, as the module checks, and never merge across one.
+ */
+static int range_add(struct range_emit *e, GElf_Addr start, GElf_Addr end,
+		     enum kc_mark_kind kind)
+{
+	GElf_Off off;
+	GElf_Sym sym;
+	GElf_Addr func_end;
+	int ret = 0;
+
+	if (!dwfl_module_addrinfo(e->mod, start, &off, &sym, NULL, NULL, NULL) ||
+	    !sym.st_size)
+		return 0;
+	func_end = start - off + sym.st_size;
+	if (start >= func_end)
+		return 0;
+	if (end > func_end)
+		end = func_end;
+	if (e->end > e->start &&
+	    (start != e->end || kind != e->kind || func_end != e->func_end))
+		ret = range_flush(e);
+	if (ret)
+		return ret;
+	if (e->end <= e->start) {
+		e->start = start;
+		e->kind = kind;
+		e->func_end = func_end;
+	}
+	e->end = end;
+	return 0;
+}
+
+/* The marking of line row @l (KC_MARK_PLAIN when the source is missing). */
+static enum kc_mark_kind row_kind(struct kc_marking *m, Dwarf_Line *l)
+{
+	struct kc_mark mk = { .kind = KC_MARK_PLAIN };
+	const char *file = dwarf_linesrc(l, NULL, NULL);
+	bool have_text = false;
+	int line;
+
+	if (!file || dwarf_lineno(l, &line) ||
+	    !mark_line(m, file, line, &mk, &have_text))
+		return KC_MARK_PLAIN;
+	return mk.kind;
+}
+
+/*
+ * The rows of one address: the last statement row is the access's line
+ * (see mark_rows()); *@next is the index of the next address's first row.
+ */
+static Dwarf_Line *address_rows(Dwarf_Lines *lines, size_t n, size_t i,
+				size_t *next)
+{
+	Dwarf_Line *last = NULL;
+	Dwarf_Addr a, ka;
+	bool flag;
+	size_t j;
+
+	dwarf_lineaddr(dwarf_onesrcline(lines, i), &a);
+	for (j = i; j < n; j++) {
+		Dwarf_Line *k = dwarf_onesrcline(lines, j);
+
+		if (dwarf_lineaddr(k, &ka) || ka != a ||
+		    (!dwarf_lineendsequence(k, &flag) && flag))
+			break;
+		if (!last || (!dwarf_linebeginstatement(k, &flag) && flag))
+			last = k;
+	}
+	*next = j;
+	return last;
+}
+
+static int cu_ranges(struct kc_marking *m, struct range_emit *e,
+		     Dwarf_Die *cu, Dwarf_Addr bias)
+{
+	Dwarf_Lines *lines;
+	size_t n, i, next;
+	int ret = 0;
+
+	if (dwarf_getsrclines(cu, &lines, &n))
+		return 0;
+	for (i = 0; i < n && !ret; i = next) {
+		Dwarf_Line *row = address_rows(lines, n, i, &next);
+		Dwarf_Addr a, b;
+		enum kc_mark_kind kind;
+
+		if (!row) {	/* an end-of-sequence row */
+			next = i + 1;
+			continue;
+		}
+		if (next >= n || dwarf_lineaddr(dwarf_onesrcline(lines, i), &a) ||
+		    dwarf_lineaddr(dwarf_onesrcline(lines, next), &b) || b <= a)
+			continue;
+		kind = row_kind(m, row);
+		if (kind == KC_MARK_MARKED || kind == KC_MARK_DATA_RACE)
+			ret = range_add(e, a + bias, b + bias, kind);
+	}
+	return ret ? ret : range_flush(e);
+}
+
+int kc_marking_module_ranges(struct kc_marking *m, const char *name,
+			     kc_mark_range_cb cb, void *data)
+{
+	struct dwarf_file *f = file_for(m, name);
+	struct range_emit e = { .cb = cb, .data = data };
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+	int ret = 0;
+
+	if (!f)
+		return -ENOENT;
+	e.mod = f->mod;
+	while (!ret && (cu = dwfl_module_nextcu(f->mod, cu, &bias)))
+		ret = cu_ranges(m, &e, cu, bias);
+	return ret;
+}
+
+const char *kc_marking_module_name(const struct kc_marking *m, size_t i)
+{
+	return i < m->nfiles ? m->files[i].name : NULL;
 }
 
 const char *kc_mark_kind_name(enum kc_mark_kind k)

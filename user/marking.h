@@ -9,6 +9,7 @@
 #define KCOLLIDER_MARKING_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "report_parse.h"
 
@@ -49,6 +50,20 @@ void kc_marking_of(struct kc_marking *m, const struct kc_frame *f,
  */
 bool kc_marking_silent(const struct kc_mark *a, const struct kc_mark *b);
 const char *kc_mark_kind_name(enum kc_mark_kind k);
+
+/*
+ * Every code range of module @name (its .ko from -M) whose accesses the
+ * source marks, section-relative; adjacent ranges of one kind merged.
+ * Returns 0, -ENOENT when no .ko of that name has DWARF, or what @cb
+ * returned when nonzero.
+ */
+typedef int (*kc_mark_range_cb)(const char *section, uint64_t off,
+				uint64_t len, enum kc_mark_kind kind,
+				void *data);
+int kc_marking_module_ranges(struct kc_marking *m, const char *name,
+			     kc_mark_range_cb cb, void *data);
+/* The module names of the .ko files -M found, @i from 0; NULL past them. */
+const char *kc_marking_module_name(const struct kc_marking *m, size_t i);
 /* A token of @line that marks an access, or NULL: exposed for tests. */
 const char *kc_marker_in_line(const char *line, enum kc_mark_kind *kind);
 

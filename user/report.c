@@ -59,6 +59,7 @@ static bool acc_writes(enum kc_acc_type t)
 /* Each access's marking from the source, when the report has two. */
 struct pair_marks {
 	bool have, silent;
+	int n;			/* 1 for a one-sided report */
 	struct kc_mark m[2];
 };
 
@@ -201,9 +202,10 @@ static void mark_report(struct report_ctx *c, const struct kc_report *r,
 	int i;
 
 	memset(pm, 0, sizeof(*pm));
-	if (!c->marking || r->one_sided || r->nacc < 2)
+	if (!c->marking || r->nacc < 1 || (r->nacc < 2 && !r->one_sided))
 		return;
-	for (i = 0; i < 2; i++) {
+	pm->n = r->one_sided ? 1 : 2;
+	for (i = 0; i < pm->n; i++) {
 		const struct kc_access *a = &r->acc[i];
 		/* KCSAN's frames return from its __tsan_*() call: after */
 		bool after = a->top_is_after || !strcmp(r->tool, "KCSAN");
@@ -223,7 +225,12 @@ static void mark_report(struct report_ctx *c, const struct kc_report *r,
 		}
 	}
 	pm->have = true;
-	pm->silent = kc_marking_silent(&pm->m[0], &pm->m[1]);
+	/* KCSAN watches plain accesses only: no unknown origin for the rest */
+	if (pm->n == 1)
+		pm->silent = pm->m[0].kind == KC_MARK_MARKED ||
+			     pm->m[0].kind == KC_MARK_DATA_RACE;
+	else
+		pm->silent = kc_marking_silent(&pm->m[0], &pm->m[1]);
 }
 
 static const char *role_of(const struct kc_report *r, int i)
@@ -238,7 +245,7 @@ static void marking_text(const struct kc_report *r, const struct pair_marks *pm)
 	if (!pm->have)
 		return;
 	printf("  marking ");
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < pm->n; i++) {
 		const struct kc_mark *k = &pm->m[i];
 
 		if (k->kind == KC_MARK_UNKNOWN)
@@ -249,6 +256,7 @@ static void marking_text(const struct kc_report *r, const struct pair_marks *pm)
 	putchar('\n');
 	if (pm->silent)
 		printf("  verdict  benign filter=marked: %s (KCSAN would not report it)\n",
+		       pm->n == 1 ? "the access is marked" :
 		       pm->m[0].kind == KC_MARK_DATA_RACE ||
 		       pm->m[1].kind == KC_MARK_DATA_RACE ?
 		       "inside data_race()" : "both accesses are marked");
@@ -262,7 +270,7 @@ static void marking_json(struct json *j, const struct kc_report *r,
 
 	if (pm->have) {
 		json_arr_begin(j, "marking");
-		for (i = 0; i < 2; i++) {
+		for (i = 0; i < pm->n; i++) {
 			const struct kc_mark *k = &pm->m[i];
 
 			json_obj_begin(j, NULL);

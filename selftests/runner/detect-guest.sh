@@ -20,6 +20,7 @@ out=$1 trials=$2 budget=$3 nsecs=$4
 shift 4
 [ -n "${KC_RESULTS:-}" ] || { echo "detect-guest: run me inside the test VM" >&2; exit 2; }
 sysfs=/sys/kernel/kcollider
+kc_cli=${KC_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}/user/kcollider
 reports=/sys/kernel/debug/kcollider/reports
 run=/sys/kernel/debug/kc_planted/run
 
@@ -58,6 +59,12 @@ declare -A funcs=(
 	[b5]="kc_b5_test_bit5"
 	[n8]="kc_n8_set kc_n8_poll"
 	[n9]="kc_n9_peek"
+	[n10]="kc_n10_set_stop kc_n10_should_stop"
+	[n11]="kc_n11_publish kc_n11_observe"
+	[n12]="kc_n12_note kc_n12_peek_racy"
+	[r20]="kc_r20_set_stop kc_r20_should_stop_plain"
+	[r21]="kc_r21_publish kc_r21_observe_plain"
+	[r22]="kc_r22_note kc_r22_peek"
 	# the LOCK'd sides are never sampled: the plain side is the target
 	[m1]="kc_m1_plain_read"
 	[m2]="kc_m2_plain_store"
@@ -80,6 +87,8 @@ class_of() {
 start_detector() {
 	local sc=$1 spec="" f
 	insmod "$KC_MODULE" || return 1
+	# what the source marks, as a user following the README would
+	"$kc_cli" mark -M "$(dirname "$KC_PLANTED")" kc_planted > /dev/null || return 1
 	for f in ${funcs[$sc]}; do spec="$spec${spec:+,}kc_planted:$f"; done
 	echo "$spec" > "$sysfs/targets" || return 1
 	# N5's %gs-relative increment is sampled only with sample_percpu

@@ -22,6 +22,8 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 
+#include <kcollider/marks.h>
+
 #include "kselftest_harness.h"
 #include "vm_util.h"
 
@@ -41,6 +43,7 @@ enum kind {
 	K_SUPPRESS,	/* [+-]NAME, clear */
 	K_TARGETS,	/* specs, clear */
 	K_CONTROL,	/* BOOL words, or +SPEC/-SPEC */
+	K_MARKS,	/* "0xSTART LEN marked|data_race" lines, clear */
 };
 
 struct known {
@@ -66,6 +69,7 @@ static const struct known known_files[] = {
 	{ .name = "suppress", .kind = K_SUPPRESS },
 	{ .name = "targets", .kind = K_TARGETS },
 	{ .name = "control", .kind = K_CONTROL },
+	{ .name = "marks", .kind = K_MARKS },
 };
 
 struct wfile {
@@ -85,6 +89,7 @@ struct ctx {
 	struct wfile files[MAX_FILES];
 	int nfiles;
 	char filter_name[64];	/* a real filter name, from read-back */
+	char marks_line[64];	/* a range of kcollider's own code */
 	char *snap[MAX_FILES];	/* read-back of every writable file */
 	int kmsg;		/* /dev/kmsg, positioned after setup */
 };
@@ -347,6 +352,24 @@ static bool filters_ok(const char *buf, size_t len)
 	return eq && eq > buf && bool_ok(eq + 1, len - (eq + 1 - buf));
 }
 
+/* Every line well-formed (its address may still name no code). */
+static bool marks_ok(const char *buf, size_t len)
+{
+	struct kc_marks_range r;
+	const char *line;
+	size_t pos = 0, llen;
+	int err = 0, lines = 0;
+
+	if (word_is(buf, strip_nl(buf, len), "clear"))
+		return true;
+	while (kc_marks_next_line(buf, len, &pos, &line, &llen, &err)) {
+		if (err || kc_marks_parse_line(line, llen, &r))
+			return false;
+		lines++;
+	}
+	return lines > 0;
+}
+
 static bool maybe_valid(const struct known *k, const char *buf, size_t len)
 {
 	switch (k->kind) {
@@ -363,6 +386,8 @@ static bool maybe_valid(const struct known *k, const char *buf, size_t len)
 		return suppress_ok(buf, len);
 	case K_TARGETS:
 		return targets_ok(buf, len);
+	case K_MARKS:
+		return marks_ok(buf, len);
 	case K_CONTROL:
 		return bool_ok(buf, len) ||
 		       (len && (buf[0] == '+' || buf[0] == '-') &&
@@ -445,6 +470,8 @@ static const char *valid_value(const struct known *k)
 		return "kcfz_sym";
 	case K_TARGETS:
 		return "module:kcfz_mod";
+	case K_MARKS:
+		return ctx.marks_line;
 	}
 	return "";
 }
@@ -592,6 +619,28 @@ static const char *show(const char *buf, size_t len)
 	return out;
 }
 
+/* "0x<addr> 1 marked": the first byte of a function of kcollider's. */
+static bool own_code_range(char *line, size_t len)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char sym[256], type, mod[64];
+	unsigned long long addr;
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fscanf(f, "%llx %c %255s", &addr, &type, sym) == 3) {
+		if (fscanf(f, "%*[ \t]%63[^\n]", mod) != 1)
+			mod[0] = '\0';
+		found = (type == 't' || type == 'T') && addr &&
+			!strcmp(mod, "[kcollider]");
+	}
+	fclose(f);
+	if (found)
+		snprintf(line, len, "0x%llx 1 marked", addr);
+	return found;
+}
+
 /* ---- the tests ---- */
 
 FIXTURE(attrs) {
@@ -622,6 +671,7 @@ FIXTURE_SETUP(attrs)
 	ASSERT_NE(NULL, nl);
 	*nl = '\0';
 	snprintf(ctx.filter_name, sizeof(ctx.filter_name), "%.63s", buf);
+	ASSERT_TRUE(own_code_range(ctx.marks_line, sizeof(ctx.marks_line)));
 	snapshot(ctx.snap);
 	ctx.kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	ASSERT_LE(0, ctx.kmsg);
@@ -800,6 +850,9 @@ TEST_F_TIMEOUT(attrs, valid_values_change_and_restore, 600)
 			break;
 		case K_TARGETS:
 			snprintf(restore, sizeof(restore), "-%s", v);
+			break;
+		case K_MARKS:
+			snprintf(restore, sizeof(restore), "clear");
 			break;
 		}
 		ASSERT_EQ(0, write_str(f->path, v)) TH_LOG("%s: %s", f->path, v);

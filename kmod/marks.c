@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Marked code ranges, learnt from the source. A debug register sees a
+ * mov, whatever the C said: READ_ONCE() and a plain load are the same
+ * instruction. "kcollider mark" reads DWARF and the source of the modules
+ * under test and writes here the ranges of the accesses the source marks;
+ * the "marked" filter then applies KCSAN's rule (no race when both sides
+ * are marked, or either is in data_race()).
+ *
+ * Looked up from the report worker only (process context): a mutex, and a
+ * sorted array replaced whole on every change.
+ */
+#include <linux/kallsyms.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/sort.h>
+
+#include <kcollider/marks.h>
+#include "kcollider.h"
+
+static struct kc_marks_range *kc_marks;
+static unsigned int kc_nr_marks;
+static DEFINE_MUTEX(kc_marks_lock);
+
+static int kc_marks_cmp(const void *a, const void *b)
+{
+	const struct kc_marks_range *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return 0;
+}
+
+/* The name part of "func+0xoff/0xsize [mod]". */
+static void kc_marks_symbol(unsigned long addr, char *buf)
+{
+	char *plus;
+
+	sprint_symbol(buf, addr);
+	plus = strchr(buf, '+');
+	if (plus)
+		*plus = '\0';
+}
+
+/*
+ * A range inside one function: DWARF's rows never cross one, and an
+ * address nothing is at (a module since unloaded) is refused.
+ */
+static bool kc_marks_range_ok(const struct kc_marks_range *r)
+{
+	char a[KSYM_SYMBOL_LEN], b[KSYM_SYMBOL_LEN];
+
+	kc_marks_symbol(r->start, a);
+	kc_marks_symbol(r->start + r->len - 1, b);
+	return strncmp(a, "0x", 2) && !strcmp(a, b);
+}
+
+/* Parses and checks every line of @buf into @out (NULL: count only). */
+static int kc_marks_parse(const char *buf, size_t len,
+			  struct kc_marks_range *out, unsigned int *n)
+{
+	const char *line;
+	size_t pos = 0, llen;
+	int err = 0;
+
+	*n = 0;
+	while (kc_marks_next_line(buf, len, &pos, &line, &llen, &err)) {
+		struct kc_marks_range r;
+
+		if (err || kc_marks_parse_line(line, llen, &r))
+			return -EINVAL;
+		if (out) {
+			if (!kc_marks_range_ok(&r))
+				return -EINVAL;
+			out[*n] = r;
+		}
+		(*n)++;
+	}
+	return *n ? 0 : -EINVAL;
+}
+
+/* Sorted, one range per start: a range written again replaces itself. */
+static unsigned int kc_marks_dedup(struct kc_marks_range *m, unsigned int n)
+{
+	unsigned int i, o = 0;
+
+	for (i = 0; i < n; i++) {
+		if (o && m[o - 1].start == m[i].start)
+			o--;
+		m[o++] = m[i];
+	}
+	return o;
+}
+
+static void kc_marks_replace(struct kc_marks_range *m, unsigned int n)
+{
+	struct kc_marks_range *old;
+
+	old = kc_marks;
+	kc_marks = m;
+	kc_nr_marks = n;
+	kvfree(old);
+}
+
+int kc_marks_write(const char *buf, size_t len)
+{
+	struct kc_marks_range *m;
+	unsigned int n, total;
+	int ret;
+
+	if (kc_parse_word_is(buf, kc_parse_strip_len(buf, len), "clear")) {
+		mutex_lock(&kc_marks_lock);
+		kc_marks_replace(NULL, 0);
+		mutex_unlock(&kc_marks_lock);
+		return 0;
+	}
+	ret = kc_marks_parse(buf, len, NULL, &n);
+	if (ret)
+		return ret;
+	mutex_lock(&kc_marks_lock);
+	total = kc_nr_marks + n;
+	ret = -ENOSPC;
+	if (total > KC_MARKS_MAX)
+		goto out;
+	ret = -ENOMEM;
+	m = kvmalloc_array(total, sizeof(*m), GFP_KERNEL);
+	if (!m)
+		goto out;
+	ret = kc_marks_parse(buf, len, m + kc_nr_marks, &n);
+	if (ret) {
+		kvfree(m);
+		goto out;
+	}
+	memcpy(m, kc_marks, kc_nr_marks * sizeof(*m));
+	sort(m, total, sizeof(*m), kc_marks_cmp, NULL);
+	kc_marks_replace(m, kc_marks_dedup(m, total));
+out:
+	mutex_unlock(&kc_marks_lock);
+	return ret;
+}
+
+ssize_t kc_marks_show(char *buf, size_t size)
+{
+	unsigned int i, data_race = 0;
+	ssize_t n;
+
+	mutex_lock(&kc_marks_lock);
+	for (i = 0; i < kc_nr_marks; i++)
+		data_race += kc_marks[i].kind == KC_MARKS_DATA_RACE;
+	n = scnprintf(buf, size, "ranges %u\nmarked %u\ndata_race %u\n",
+		      kc_nr_marks, kc_nr_marks - data_race, data_race);
+	mutex_unlock(&kc_marks_lock);
+	return n;
+}
+
+/* KC_MARKS_MARKED, KC_MARKS_DATA_RACE, or KC_MARKS_NONE for @ip. */
+int kc_marks_kind_at(unsigned long ip)
+{
+	unsigned int lo = 0, hi;
+	int kind = KC_MARKS_NONE;
+
+	mutex_lock(&kc_marks_lock);
+	hi = kc_nr_marks;
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (kc_marks[mid].start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && ip < kc_marks[lo - 1].start + kc_marks[lo - 1].len)
+		kind = kc_marks[lo - 1].kind;
+	mutex_unlock(&kc_marks_lock);
+	return kind;
+}
+
+/* A module's ranges go with it: its addresses will be another's. */
+static int kc_marks_module_event(struct notifier_block *nb,
+				 unsigned long action, void *data)
+{
+	struct module *mod = data;
+	unsigned int i, o = 0;
+
+	if (action != MODULE_STATE_GOING)
+		return NOTIFY_DONE;
+	mutex_lock(&kc_marks_lock);
+	for (i = 0; i < kc_nr_marks; i++)
+		if (!within_module(kc_marks[i].start, mod))
+			kc_marks[o++] = kc_marks[i];
+	kc_nr_marks = o;
+	mutex_unlock(&kc_marks_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kc_marks_module_nb = {
+	.notifier_call = kc_marks_module_event,
+};
+
+int kc_marks_init(void)
+{
+	return register_module_notifier(&kc_marks_module_nb);
+}
+
+void kc_marks_exit(void)
+{
+	unregister_module_notifier(&kc_marks_module_nb);
+	kc_marks_replace(NULL, 0);
+}

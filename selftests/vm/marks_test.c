@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * In-VM: marked accesses, which the binary cannot tell from plain ones.
+ * N10 (READ_ONCE() flag vs WRITE_ONCE()), N11 (smp_load_acquire() vs
+ * smp_store_release()) and N12 (data_race() read vs a plain store) are
+ * plain movs like their counterparts R20-R22, which keep one plain side
+ * each (R22 is N12 without data_race()). After "kcollider mark" read the
+ * planted module's DWARF and source, the module prints the N scenarios as
+ * "benign: filter=marked" lines and never a report naming both sides, and
+ * the R scenarios as harmful reports; without it, "kcollider report -M"
+ * gives the dmesg reports of N10 the same verdict.
+ */
+#include <libgen.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "vm_reports.h"
+
+static char out[1 << 20];
+
+static const char *top(void)
+{
+	const char *t = getenv("KC_TOP");
+
+	return t ? t : ".";
+}
+
+static int run(const char *cmd)
+{
+	FILE *p = popen(cmd, "r");
+	size_t n;
+	int st;
+
+	if (!p)
+		return -1;
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The directory of the planted .ko: where "-M" finds it. */
+static const char *planted_dir(void)
+{
+	static char dir[512];
+
+	snprintf(dir, sizeof(dir), "%s", planted_path());
+	return dirname(dir);
+}
+
+FIXTURE(marking) {
+	int unused;
+};
+
+FIXTURE_SETUP(marking)
+{
+	if (!kc_in_vm())
+		SKIP(return, "not inside the kcollider test VM");
+	ASSERT_EQ(0, kc_load_module(kc_module_path(), NULL))
+		TH_LOG("load kcollider: %s", strerror(errno));
+	ASSERT_EQ(0, load_planted()) TH_LOG("load kc_planted: %s", strerror(errno));
+}
+
+FIXTURE_TEARDOWN(marking)
+{
+	if (!kc_in_vm())
+		return;
+	kc_write_attr("enabled", "0");
+	kc_unload_module("kcollider");
+	kc_unload_module("kc_planted");
+}
+
+/* "ranges N" of the marks file. */
+static long marks_ranges(void)
+{
+	char buf[256];
+	long n = -1;
+
+	if (kc_read_attr("marks", buf, sizeof(buf)) > 0)
+		sscanf(buf, "ranges %ld", &n);
+	return n;
+}
+
+static void mark_planted(struct __test_metadata *_metadata)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "%s/user/kcollider mark -M %s kc_planted 2>&1",
+		 top(), planted_dir());
+	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
+	ASSERT_NE(NULL, strstr(out, "kc_planted: ")) TH_LOG("%s", out);
+	ASSERT_LT(0, marks_ranges());
+}
+
+static int start(const char *a, const char *b)
+{
+	char targets[256];
+	int ret;
+
+	snprintf(targets, sizeof(targets), "kc_planted:%s kc_planted:%s", a, b);
+	ret = kc_write_attr("targets", targets);
+	return ret ? ret : kc_enable();
+}
+
+/* A one-sided report ("race at unknown origin") names no pair. */
+static bool names_a_pair(const char *log)
+{
+	const char *bug, *next, *origin;
+
+	for (bug = strstr(log, "BUG: KCOLLIDER"); bug; bug = next) {
+		next = strstr(bug + 1, "BUG: KCOLLIDER");
+		origin = strstr(bug, "race at unknown origin");
+		if (!origin || (next && origin > next))
+			return true;
+	}
+	return false;
+}
+
+static void expect_marked(struct __test_metadata *_metadata,
+			  const char *scenario, const char *a, const char *b)
+{
+	mark_planted(_metadata);
+	ASSERT_EQ(0, start(a, b));
+	ASSERT_TRUE(run_until_report(scenario, "kcollider: benign: filter=marked ", 40))
+		TH_LOG("%.3000s", read_reports());
+	EXPECT_FALSE(names_a_pair(read_reports())) TH_LOG("%.3000s", read_reports());
+	EXPECT_EQ(NULL, strstr(read_reports(), "kcollider: class: harmful"))
+		TH_LOG("%.3000s", read_reports());
+	EXPECT_LE(1, kc_stat("benign_marked"));
+}
+
+static void expect_harmful(struct __test_metadata *_metadata,
+			   const char *scenario, const char *a, const char *b)
+{
+	char title[160];
+
+	mark_planted(_metadata);
+	snprintf(title, sizeof(title), "BUG: KCOLLIDER: data-race in %s / %s",
+		 strcmp(a, b) < 0 ? a : b, strcmp(a, b) < 0 ? b : a);
+	ASSERT_EQ(0, start(a, b));
+	ASSERT_TRUE(run_until_report(scenario, title, 40))
+		TH_LOG("%.3000s", read_reports());
+	EXPECT_NE(NULL, strstr(read_reports(), "kcollider: class: harmful"))
+		TH_LOG("%.3000s", read_reports());
+	EXPECT_EQ(NULL, strstr(read_reports(), "filter=marked "))
+		TH_LOG("%.3000s", read_reports());
+}
+
+TEST_F_TIMEOUT(marking, n10_read_once_flag_vs_write_once_is_marked, 150)
+{
+	expect_marked(_metadata, "n10", "kc_n10_set_stop", "kc_n10_should_stop");
+}
+
+TEST_F_TIMEOUT(marking, n11_acquire_vs_release_is_marked, 150)
+{
+	expect_marked(_metadata, "n11", "kc_n11_publish", "kc_n11_observe");
+}
+
+TEST_F_TIMEOUT(marking, n12_data_race_read_vs_plain_store_is_marked, 150)
+{
+	expect_marked(_metadata, "n12", "kc_n12_note", "kc_n12_peek_racy");
+}
+
+TEST_F_TIMEOUT(marking, r20_write_once_vs_plain_read_stays_harmful, 150)
+{
+	expect_harmful(_metadata, "r20", "kc_r20_set_stop", "kc_r20_should_stop_plain");
+}
+
+TEST_F_TIMEOUT(marking, r21_release_vs_plain_read_stays_harmful, 150)
+{
+	expect_harmful(_metadata, "r21", "kc_r21_publish", "kc_r21_observe_plain");
+}
+
+TEST_F_TIMEOUT(marking, r22_plain_read_vs_plain_store_stays_harmful, 150)
+{
+	expect_harmful(_metadata, "r22", "kc_r22_note", "kc_r22_peek");
+}
+
+/*
+ * Without "mark" the module cannot know: N10 is a harmful load/store pair
+ * of unknown marking; the CLI, given the .ko, reads the same verdict from
+ * the source that "mark" would have taught the module.
+ */
+TEST_F_TIMEOUT(marking, unmarked_n10_report_gets_its_verdict_from_the_cli, 150)
+{
+	char cmd[1024];
+
+	ASSERT_EQ(0, marks_ranges());
+	ASSERT_EQ(0, start("kc_n10_set_stop", "kc_n10_should_stop"));
+	ASSERT_TRUE(run_until_report("n10", "kcollider: marking: unknown load-store", 40))
+		TH_LOG("%.3000s", read_reports());
+	snprintf(cmd, sizeof(cmd), "%s/user/kcollider report -D -M %s", top(),
+		 planted_dir());
+	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
+	/* either side may have been the sampled one */
+	EXPECT_NE(NULL, strstr(out, "=WRITE_ONCE (kc_planted.c:")) TH_LOG("%.3000s", out);
+	EXPECT_NE(NULL, strstr(out, "=READ_ONCE (kc_planted.c:")) TH_LOG("%.3000s", out);
+	EXPECT_NE(NULL, strstr(out, "verdict  benign filter=marked")) TH_LOG("%.3000s", out);
+}
+
+/* The ranges of a module go with it; a bad write changes nothing. */
+TEST_F_TIMEOUT(marking, marks_follow_the_module_and_bad_writes_change_nothing, 120)
+{
+	char before[256], after[256];
+
+	mark_planted(_metadata);
+	ASSERT_LT(0, kc_read_attr("marks", before, sizeof(before)));
+	EXPECT_EQ(-EINVAL, kc_write_attr("marks", "0x10 4 marked"));
+	EXPECT_EQ(-EINVAL, kc_write_attr("marks", "0xffffffffc0000000 4 plain"));
+	EXPECT_EQ(-EINVAL, kc_write_attr("marks", "0xffffffffc0000000 0 marked"));
+	ASSERT_LT(0, kc_read_attr("marks", after, sizeof(after)));
+	EXPECT_STREQ(before, after);
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+	EXPECT_EQ(0, marks_ranges());
+	ASSERT_EQ(0, load_planted());
+	mark_planted(_metadata);
+	ASSERT_EQ(0, kc_write_attr("marks", "clear"));
+	EXPECT_EQ(0, marks_ranges());
+}
+
+TEST_HARNESS_MAIN
