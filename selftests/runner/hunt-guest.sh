@@ -25,6 +25,14 @@ targets=${HUNT_TARGETS:-all}
 step "insmod kcollider.ko, targets=$targets"
 insmod "$top/kmod/kcollider.ko" "targets=$targets" || exit 1
 cat $sys/targets
+# the source's markings, from the .ko files HUNT_MARK names
+marking=""
+for d in ${HUNT_MARK:-}; do marking="$marking -M $d"; done
+[ -n "${HUNT_SOURCE:-}" ] && marking="$marking -S $HUNT_SOURCE"
+if [ -n "${HUNT_MARK:-}" ]; then
+	"$cli" mark $marking || exit 1
+fi
+[ -n "${HUNT_VMLINUX:-}" ] && marking="$marking -V $HUNT_VMLINUX"
 # a hunt trades overhead for samples: 200/s unless HUNT_RATE says otherwise
 echo "${HUNT_RATE:-200}" > $sys/sample_rate || exit 1
 echo 1 > $sys/enabled || exit 1
@@ -43,7 +51,9 @@ echo 0 > $sys/enabled
 
 step "races by function pair (kcollider report group)"
 cp /sys/kernel/debug/kcollider/reports "$out/reports.log"
-"$cli" report group "$out/reports.log"
+"$cli" report group $marking "$out/reports.log"
+"$cli" report list $marking "$out/reports.log" > "$out/reports.txt"
+grep -E '^(#|  (marking|verdict|class))' "$out/reports.txt" | head -100
 
 step "TSO verdicts (kcollider tso, live)"
 "$cli" tso "$out/reports.log" 2> /dev/null | grep -E '^(#|verdict|[^ ].* / )' |

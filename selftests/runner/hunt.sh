@@ -9,6 +9,12 @@
 # prints the races grouped by function pair,
 # their TSO verdicts and kcollider's counters. The report log is kept in
 # build/results/hunt/reports.log. Environment as for check.sh.
+#
+# What the source marks: HUNT_MARK (directories of .ko files with DWARF,
+# e.g. the linux-image-*-dbg package's /usr/lib/debug/lib/modules/REL)
+# has "kcollider mark" teach the module before the workload; HUNT_VMLINUX
+# (a vmlinux with DWARF) and HUNT_SOURCE (the kernel's source tree, for
+# the paths DWARF names) give "kcollider report" each access's marking.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,4 +27,6 @@ esac
 	-r "${KREL:-}" -c "${VM_CPUS:-4}" -M 3072 \
 	-t "${VM_TIMEOUT:-$((secs + 900))}" -- \
 	env HUNT_RATE="${HUNT_RATE:-200}" HUNT_TARGETS="${HUNT_TARGETS:-all}" \
+	HUNT_MARK="${HUNT_MARK:-}" HUNT_VMLINUX="${HUNT_VMLINUX:-}" \
+	HUNT_SOURCE="${HUNT_SOURCE:-}" \
 	"$top/selftests/runner/hunt-guest.sh" "$top" "$secs"

@@ -714,6 +714,20 @@ TEST_F_TIMEOUT(scenario, n6_stack_local_data_silent, 120)
  * Memory reuse: objects freed by one thread and kmalloc'd by another on
  * the same CPU while the detector samples both threads' accesses to them.
  */
+/* KASAN's instrumentation is in the kernel (the debug kernel). */
+static bool kernel_has_kasan(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[256];
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = strstr(line, " kasan_report\n") != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
 TEST_F_TIMEOUT(scenario, n7_freed_and_reallocated_object_silent, 120)
 {
 	char reused[32], allocs[32];
@@ -723,6 +737,9 @@ TEST_F_TIMEOUT(scenario, n7_freed_and_reallocated_object_silent, 120)
 	ASSERT_TRUE(planted_fact("n7_allocs", allocs, sizeof(allocs)));
 	fprintf(stderr, "# n7: %s of %s allocations got the other thread's object\n",
 		reused, allocs);
+	/* the silence held, but without a reuse it proved nothing */
+	if (!strtol(reused, NULL, 10) && kernel_has_kasan())
+		SKIP(return, "KASAN's quarantine holds freed objects back: no reuse");
 	ASSERT_GT(strtol(reused, NULL, 10), 0);
 }
 
