@@ -16,6 +16,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/bit_spinlock.h>
 #include <linux/cpu.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
@@ -1162,6 +1163,41 @@ static void kc_r22_reader(void)
 	WRITE_ONCE(kc_sink, kc_r22_peek());
 }
 
+/*
+ * ---- B6: a bit spinlock's word, as hlist_bl's bucket heads ----
+ * d_alloc_parallel()'s in_lookup_hashtable: the owner holds bit 0
+ * (bit_spin_lock()) and publishes a new first node with the bit kept set
+ * (hlist_bl_set_first_rcu(): rcu_assign_pointer()); a waiter tests bit 0
+ * meanwhile (bit_spin_lock()'s test_bit() spin). Both accesses are marked,
+ * and the bit tested does not change under the store.
+ */
+unsigned long kc_b6_head;
+static unsigned long kc_b6_nodes[2] __aligned(8);
+
+noinline void kc_b6_set_first(unsigned long first)
+{
+	smp_store_release(&kc_b6_head, first | 1);
+}
+
+noinline int kc_b6_is_locked(void)
+{
+	return test_bit(0, &kc_b6_head);
+}
+
+static void kc_b6_owner(void)
+{
+	static unsigned int n;
+
+	bit_spin_lock(0, &kc_b6_head);
+	kc_b6_set_first((unsigned long)&kc_b6_nodes[++n & 1]);
+	bit_spin_unlock(0, &kc_b6_head);
+}
+
+static void kc_b6_waiter(void)
+{
+	WRITE_ONCE(kc_sink, kc_b6_is_locked());
+}
+
 /* ---- running a scenario ---- */
 
 static int kc_worker_fn(void *data)
@@ -1241,6 +1277,7 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "r21", { kc_r21_writer, kc_r21_reader }, { 0, 1 } },
 	{ "n12", { kc_n12_writer, kc_n12_reader }, { 0, 1 } },
 	{ "r22", { kc_r22_writer, kc_r22_reader }, { 0, 1 } },
+	{ "b6", { kc_b6_owner, kc_b6_waiter }, { 0, 1 } },
 };
 
 /* Sleeps @ms, or less when the writer is signalled; -EINTR then. */

@@ -59,6 +59,7 @@ declare -A funcs=(
 	[b5]="kc_b5_test_bit5"
 	[n8]="kc_n8_set kc_n8_poll"
 	[n9]="kc_n9_peek"
+	[b6]="kc_b6_set_first kc_b6_is_locked"
 	[n10]="kc_n10_set_stop kc_n10_should_stop"
 	[n11]="kc_n11_publish kc_n11_observe"
 	[n12]="kc_n12_note kc_n12_peek_racy"

@@ -177,6 +177,23 @@ TEST_F_TIMEOUT(marking, r22_plain_read_vs_plain_store_stays_harmful, 150)
 }
 
 /*
+ * B6, d_alloc_parallel()'s bucket head: the owner publishes a node with
+ * the lock bit kept set while a waiter tests that bit. Benign whichever
+ * side was sampled and whatever raced: marked (both in the source), the
+ * owner's LOCK'd bit_spin_lock() (locked-racer), never a harmful pair.
+ */
+TEST_F_TIMEOUT(marking, b6_bit_spinlock_word_is_benign, 150)
+{
+	mark_planted(_metadata);
+	ASSERT_EQ(0, start("kc_b6_set_first", "kc_b6_is_locked"));
+	ASSERT_TRUE(run_until_report("b6", "kcollider: benign: filter=", 40))
+		TH_LOG("%.3000s", read_reports());
+	EXPECT_FALSE(names_a_pair(read_reports())) TH_LOG("%.3000s", read_reports());
+	EXPECT_EQ(NULL, strstr(read_reports(), "kcollider: class: harmful"))
+		TH_LOG("%.3000s", read_reports());
+}
+
+/*
  * Without "mark" the module cannot know: N10 is a harmful load/store pair
  * of unknown marking; the CLI, given the .ko, reads the same verdict from
  * the source that "mark" would have taught the module.
