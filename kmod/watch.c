@@ -258,9 +258,19 @@ static void kc_watch_kick(struct kc_slot *slot, int cpu)
 		atomic_dec(&kc_ipis_in_flight);
 }
 
+/*
+ * Readers spin while seq is odd, with IRQs off (the arming IPI, the
+ * armer's and keeper's repairs): an update interrupted or preempted
+ * half-way on this CPU would have them spin forever under it (seen on the
+ * debug kernel: an RCU stall with two CPUs in kc_watch_apply_local()).
+ * With IRQs off here an odd seq lasts a few stores.
+ */
 static void kc_watch_publish(struct kc_slot *slot, bool active,
 			     unsigned long addr, u8 len, u8 type)
 {
+	unsigned long flags;
+
+	local_irq_save(flags);
 	WRITE_ONCE(slot->seq, slot->seq + 1);
 	/* pairs with kc_watch_apply_local(): odd seq before the fields */
 	smp_wmb();
@@ -270,6 +280,7 @@ static void kc_watch_publish(struct kc_slot *slot, bool active,
 	WRITE_ONCE(slot->type, type);
 	/* even seq: the fields above are complete */
 	smp_store_release(&slot->seq, slot->seq + 1);
+	local_irq_restore(flags);
 }
 
 /* On how many CPUs state @seq of @slot is in a debug register. */
