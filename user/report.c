@@ -315,8 +315,8 @@ static int on_report(const struct kc_report *r, void *data)
 			json_init(&j, stdout);
 			json_obj_begin(&j, NULL);
 			kc_report_json(&j, r);
-			btf_out(c, r, &j);
 			marking_json(&j, r, &pm);
+			btf_out(c, r, &j);
 			json_obj_end(&j);
 			json_line_end(&j);
 		} else {

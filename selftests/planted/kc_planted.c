@@ -1450,6 +1450,21 @@ static int kc_drs_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(kc_drs);
 
+/*
+ * Any write: wait for every RCU callback queued so far, so that a memory
+ * reading taken next does not count what is merely waiting to be freed.
+ */
+static ssize_t kc_rcu_barrier_write(struct file *file, const char __user *buf,
+				    size_t count, loff_t *ppos)
+{
+	rcu_barrier();
+	return count;
+}
+
+static const struct file_operations kc_rcu_barrier_fops = {
+	.write = kc_rcu_barrier_write,
+};
+
 static int __init kc_planted_init(void)
 {
 	kc_r7_obj = kzalloc(sizeof(*kc_r7_obj), GFP_KERNEL);
@@ -1486,6 +1501,8 @@ static int __init kc_planted_init(void)
 	debugfs_create_file("run", 0200, kc_dir, NULL, &kc_run_fops);
 	debugfs_create_file("facts", 0400, kc_dir, NULL, &kc_facts_fops);
 	debugfs_create_file("debugregs", 0400, kc_dir, NULL, &kc_drs_fops);
+	debugfs_create_file("rcu_barrier", 0200, kc_dir, NULL,
+			    &kc_rcu_barrier_fops);
 	return 0;
 
 free_r8:

@@ -377,7 +377,9 @@ static long meminfo_slab_vmalloc_kb(void)
 /*
  * Slab + vmalloc in kB, with the caches the workload filled dropped and
  * what is freed after an RCU grace period (perf events, kernfs nodes, the
- * unloaded module's memory) given time: readings 2 s apart until two
+ * unloaded module's memory) given time: every queued RCU callback run
+ * (rcu_barrier(), through the planted module) and kfree_rcu()'s batches
+ * drained (6.1 flushes them every 5 s), then readings 2 s apart until two
  * agree within 16 kB (at most 8), the lowest one. On a loaded host grace
  * periods stretch, and one reading varied by 400 kB between runs of the
  * same code.
@@ -387,6 +389,8 @@ static long kernel_memory_kb(void)
 	long v, last = -1, low = -1;
 	int i;
 
+	kc_write_file("/sys/kernel/debug/kc_planted/rcu_barrier", "1");
+	sleep(6);
 	for (i = 0; i < 8; i++) {
 		sync();
 		kc_write_file("/proc/sys/vm/drop_caches", "3");
@@ -526,11 +530,15 @@ TEST_F_TIMEOUT(soak, load_unload_with_hot_targets, 36000)
 	ASSERT_LT(0, ctl_before);
 	ASSERT_LT(0, after);
 	/*
-	 * Ours: what grew beyond the control, within 1%. The kernel itself
-	 * keeps a little of every module load (kernfs and IDR nodes: about
-	 * 1.5 kB a bare insmod/rmmod, measured).
+	 * Ours: within 1% of the start, plus what the control grew (the
+	 * kernel itself keeps a little of every module load: kernfs and IDR
+	 * nodes, about 1.5 kB a bare insmod/rmmod, measured). A control that
+	 * shrank is the kernel's own caches settling, not room taken from
+	 * kcollider's bound: -156 kB there once failed +136 kB here.
 	 */
-	ASSERT_LE(after - before, ctl_after - ctl_before + before / 100)
+	ASSERT_LE(after - before,
+		  (ctl_after > ctl_before ? ctl_after - ctl_before : 0) +
+		  before / 100)
 		TH_LOG("kernel memory grew %ld kB with kcollider, %ld kB without",
 		       after - before, ctl_after - ctl_before);
 }
