@@ -111,8 +111,13 @@ static void check_field(struct __test_metadata *_metadata, const char *type,
 
 TEST_F_TIMEOUT(btf, f1_named_cache_nested_field, 120)
 {
-	long off = fact("f1_offset"), size = fact("f1_field_size");
+	long off, size;
 
+	/* 6.1's harness runs the body after a SKIP in the setup */
+	if (_metadata->skip)
+		return;
+	off = fact("f1_offset");
+	size = fact("f1_field_size");
 	ASSERT_GT(off, 0);
 	ASSERT_GT(size, 0);
 	ASSERT_EQ(0, kc_write_attr("targets", "kc_f1_inc_writes kc_f1_read_writes"));
@@ -125,9 +130,13 @@ TEST_F_TIMEOUT(btf, f1_named_cache_nested_field, 120)
 
 TEST_F_TIMEOUT(btf, r7_kmalloc_object_typed_by_the_arguments, 120)
 {
-	long off = fact("r7_offset"), ksize = fact("r7_ksize");
+	long off, ksize;
 	char cache[32];
 
+	if (_metadata->skip)
+		return;
+	off = fact("r7_offset");
+	ksize = fact("r7_ksize");
 	ASSERT_GT(off, 0);
 	ASSERT_GT(ksize, 0);
 	snprintf(cache, sizeof(cache), "kmalloc-%ld", ksize);
