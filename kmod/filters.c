@@ -364,22 +364,42 @@ static u64 kc_consumer_mask(const struct kc_side *s, unsigned long next)
 }
 
 /*
- * Bits the write side can have changed: what its RMW touches, plus what
- * the value line shows changed. A plain store (of a computed value, say)
- * is judged by the value line alone, so that needs a window that was
- * watched everywhere from start to end.
+ * The bits of the sampled field the racer's own store changed from the
+ * window's start: the watched bytes read in its #DB, right after it.
+ */
+static bool kc_racer_stored_bits(const struct kc_report *r,
+				 const struct kc_side *w, u64 *bits)
+{
+	unsigned long shift = r->addr - r->watch_addr;
+
+	if (!w->has_trap_value || r->addr < r->watch_addr ||
+	    shift + r->size > sizeof(w->trap_value))
+		return false;
+	*bits = ((w->trap_value >> (8 * shift)) ^ r->old_value) &
+		kc_size_mask(r->size);
+	return true;
+}
+
+/*
+ * Bits the write side can have changed: what its RMW touches, what its
+ * store left in memory, and what the value line shows changed. A plain
+ * store (of a computed value, say) has no mask: the value it left, read
+ * in the #DB, and the value line judge it; without the former only a
+ * window watched everywhere from start to end will do.
  */
 static bool kc_written_bits(const struct kc_report *r, const struct kc_side *w,
 			    u64 *changed)
 {
 	u64 diff = (r->old_value ^ r->new_value) & kc_size_mask(r->size);
+	u64 stored = 0;
+	bool have_stored = kc_racer_stored_bits(r, w, &stored);
 
-	*changed = r->values_valid ? diff : 0;
+	*changed = (r->values_valid || have_stored ? diff : 0) | stored;
 	if (w->access == KC_ACC_RW && kc_rmw_mask(w, r->size)) {
 		*changed |= kc_rmw_mask(w, r->size);
 		return true;
 	}
-	return r->values_valid && (w->access & KC_ACC_WRITE);
+	return (r->values_valid || have_stored) && (w->access & KC_ACC_WRITE);
 }
 
 /* The tester's mask, when one side only tests constant bits. */

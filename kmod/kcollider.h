@@ -116,6 +116,9 @@ struct kc_side {
 	u8 insn_len;
 	bool has_addr;			/* racer: addr computed from its regs */
 	unsigned long addr;
+	/* racer: the 8 bytes at the watch address, read right after it */
+	bool has_trap_value;
+	u64 trap_value;
 };
 
 enum kc_obj_kind {

@@ -528,6 +528,10 @@ static void kc_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 	regs = kc_racer_regs(regs, &fixed);
 	kc_regs_from_pt(regs, &slot->trap_regs[n]);
 	a->trap_ip = regs->ip;
+	/* what the racer's store left (#DB runs with DR7 cleared: no trap) */
+	a->has_trap_value = !copy_from_kernel_nofault(&a->trap_value,
+						      (void *)READ_ONCE(slot->addr),
+						      sizeof(a->trap_value));
 	a->cpu = raw_smp_processor_id();
 	a->ctx = kc_ctx_of(pc);
 	a->irqs_on = !!(regs->flags & X86_EFLAGS_IF);

@@ -177,8 +177,12 @@ static int mark_module(struct kc_marking *m, struct mark_ctx *c,
 	if (!ret)
 		ret = flush_lines(c);
 	if (ret == -ENOENT) {
-		kc_error("mark: no %s.ko with DWARF under the -M directories",
-			 name);
+		kc_error("mark: no %s.ko under the -M directories", name);
+		return ret;
+	}
+	if (ret == -ENODATA) {
+		kc_error("mark: %s.ko has no DWARF line info: build it with -g "
+			 "(CONFIG_DEBUG_INFO, or ccflags-y += -g)", name);
 		return ret;
 	}
 	if (ret) {

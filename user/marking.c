@@ -820,14 +820,17 @@ int kc_marking_module_ranges(struct kc_marking *m, const char *name,
 	struct range_emit e = { .cb = cb, .data = data };
 	Dwarf_Die *cu = NULL;
 	Dwarf_Addr bias;
+	size_t ncu = 0;
 	int ret = 0;
 
 	if (!f)
 		return -ENOENT;
 	e.mod = f->mod;
-	while (!ret && (cu = dwfl_module_nextcu(f->mod, cu, &bias)))
+	while (!ret && (cu = dwfl_module_nextcu(f->mod, cu, &bias))) {
 		ret = cu_ranges(m, &e, cu, bias);
-	return ret;
+		ncu++;
+	}
+	return ret ? ret : ncu ? 0 : -ENODATA;
 }
 
 const char *kc_marking_module_name(const struct kc_marking *m, size_t i)

@@ -54,8 +54,8 @@ const char *kc_mark_kind_name(enum kc_mark_kind k);
 /*
  * Every code range of module @name (its .ko from -M) whose accesses the
  * source marks, section-relative; adjacent ranges of one kind merged.
- * Returns 0, -ENOENT when no .ko of that name has DWARF, or what @cb
- * returned when nonzero.
+ * Returns 0, -ENOENT when there is no .ko of that name, -ENODATA when it
+ * has no DWARF, or what @cb returned when nonzero.
  */
 typedef int (*kc_mark_range_cb)(const char *section, uint64_t off,
 				uint64_t len, enum kc_mark_kind kind,

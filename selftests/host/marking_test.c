@@ -165,6 +165,35 @@ TEST(source_moved_is_found_under_S)
 	ASSERT_EQ(0, system(cmd));
 }
 
+/* "mark -n": the ranges of the object, and a clear error without DWARF. */
+TEST(mark_dry_run_ranges_and_no_dwarf)
+{
+	char dir[] = "/tmp/kc_marking_XXXXXX", cmd[1024];
+
+	ASSERT_EQ(0, run(KC " mark -n -M " KC_MARK_FX_DIR " fxmark")) TH_LOG("%s", out);
+	/* READ_ONCE, WRITE_ONCE, the inlined helper's READ_ONCE: marked */
+	EXPECT_NE(NULL, strstr(out, ".text+0x0 ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, ".text+0x10 ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, ".text+0x40 ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, " data_race\n")) TH_LOG("%s", out);
+	/* the plain load and store (0x20, 0x30) are not ranges */
+	EXPECT_EQ(NULL, strstr(out, ".text+0x20 ")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, ".text+0x30 ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# fxmark: ")) TH_LOG("%s", out);
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "objcopy --strip-debug " KC_MARK_FX_DIR
+		 "/fxmark.ko %s/fxmark.ko", dir);
+	ASSERT_EQ(0, system(cmd));
+	snprintf(cmd, sizeof(cmd), KC " mark -n -M %s fxmark 2>&1", dir);
+	EXPECT_EQ(1, run(cmd)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "fxmark.ko has no DWARF line info")) TH_LOG("%s", out);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ASSERT_EQ(0, system(cmd));
+	EXPECT_EQ(2, run(KC " mark 2>&1")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "no -M DIR")) TH_LOG("%s", out);
+}
+
 TEST(bad_options_fail_clearly)
 {
 	ASSERT_EQ(1, run(KC " report -M /nonexistent-kc " LOG " 2>&1"));
