@@ -590,17 +590,17 @@ static void kc_out_benign_line(const struct kc_report *r, int filter, u64 seq)
 }
 
 /*
- * A covering watch traps on the neighbours of an unaligned field too: only
- * a racer whose bytes meet the sampled ones (or whose address is unknown)
- * raced with it.
+ * Only a racer whose bytes meet the sampled ones (or whose address is
+ * unknown) raced with it. A covering watch traps on the neighbours of an
+ * unaligned field too; and for any watch, a decoded instruction whose
+ * address is elsewhere is not the access that trapped (a hunt named a
+ * memset of one inode's i_data as the racer on other inodes' fields).
  */
 static bool kc_racer_overlaps(const struct kc_report *r)
 {
 	const struct kc_side *x = &r->racer;
 	unsigned int len = x->size ? min_t(unsigned int, x->size, 64) : 1;
 
-	if (r->watch_addr == r->addr && r->watch_len == r->size)
-		return true;
 	if (!x->has_addr)
 		return true;
 	return x->addr < r->addr + r->size && r->addr < x->addr + len;
