@@ -14,25 +14,9 @@
 
 static char out[1 << 20], btf_path[512];
 
-static const char *top(void)
-{
-	const char *t = getenv("KC_TOP");
-
-	return t ? t : ".";
-}
-
 static int run(const char *cmd)
 {
-	FILE *p = popen(cmd, "r");
-	size_t n;
-	int st;
-
-	if (!p)
-		return -1;
-	n = fread(out, 1, sizeof(out) - 1, p);
-	out[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return kc_run(cmd, out, sizeof(out));
 }
 
 /* A number from kc_planted's facts file. */
@@ -100,7 +84,7 @@ static void check_field(struct __test_metadata *_metadata, const char *type,
 	char cmd[1024], expect[512];
 
 	snprintf(cmd, sizeof(cmd), "%s/user/kcollider -j report -D "
-		 "--btf /sys/kernel/btf --btf %s", top(), btf_path);
+		 "--btf /sys/kernel/btf --btf %s", kc_top(), btf_path);
 	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
 	snprintf(expect, sizeof(expect),
 		 "\"object\":{\"type\":\"%s\",\"field\":\"%s\",\"field_offset\":%ld,"

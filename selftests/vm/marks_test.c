@@ -11,32 +11,15 @@
  * gives the dmesg reports of N10 the same verdict.
  */
 #include <libgen.h>
-#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "vm_reports.h"
 
 static char out[1 << 20];
 
-static const char *top(void)
-{
-	const char *t = getenv("KC_TOP");
-
-	return t ? t : ".";
-}
-
 static int run(const char *cmd)
 {
-	FILE *p = popen(cmd, "r");
-	size_t n;
-	int st;
-
-	if (!p)
-		return -1;
-	n = fread(out, 1, sizeof(out) - 1, p);
-	out[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return kc_run(cmd, out, sizeof(out));
 }
 
 /* The directory of the planted .ko: where "-M" finds it. */
@@ -86,7 +69,7 @@ static void mark_planted(struct __test_metadata *_metadata)
 	char cmd[1024];
 
 	snprintf(cmd, sizeof(cmd), "%s/user/kcollider mark -M %s kc_planted 2>&1",
-		 top(), planted_dir());
+		 kc_top(), planted_dir());
 	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
 	ASSERT_NE(NULL, strstr(out, "kc_planted: ")) TH_LOG("%s", out);
 	ASSERT_LT(0, marks_ranges());
@@ -206,7 +189,7 @@ TEST_F_TIMEOUT(marking, unmarked_n10_report_gets_its_verdict_from_the_cli, 150)
 	ASSERT_EQ(0, start("kc_n10_set_stop", "kc_n10_should_stop"));
 	ASSERT_TRUE(run_until_report("n10", "kcollider: marking: unknown load-store", 40))
 		TH_LOG("%.3000s", read_reports());
-	snprintf(cmd, sizeof(cmd), "%s/user/kcollider report -D -M %s", top(),
+	snprintf(cmd, sizeof(cmd), "%s/user/kcollider report -D -M %s", kc_top(),
 		 planted_dir());
 	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
 	/* either side may have been the sampled one */

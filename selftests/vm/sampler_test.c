@@ -297,6 +297,13 @@ TEST_F_TIMEOUT(engine, fired_breakpoints_are_retired, 120)
 	for (i = 0; i < 1500 && kc_stat("probes_armed") != kprobes_enabled();
 	     i++)
 		usleep(20000);
+	if (kc_stat("probes_armed") != kprobes_enabled()) {
+		/* which probe stayed enabled, and what the sampler counted */
+		kprobes_listed();
+		fprintf(stderr, "# kprobes list:\n%s", buf);
+		kc_read_attr("stats", buf, sizeof(buf));
+		fprintf(stderr, "# stats:\n%s", buf);
+	}
 	ASSERT_EQ(kc_stat("probes_armed"), kprobes_enabled());
 	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
 	ASSERT_EQ(0, kprobes_enabled());

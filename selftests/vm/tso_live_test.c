@@ -20,13 +20,6 @@
 #define LOG_SIZE	(1 << 20)
 #define OUT_SIZE	(1 << 16)
 
-static const char *top(void)
-{
-	const char *t = getenv("KC_TOP");
-
-	return t ? t : ".";
-}
-
 static char log_buf[LOG_SIZE];
 
 static const char *read_reports(void)
@@ -101,7 +94,7 @@ static int tso_live(const char *name, const char *report, bool modules,
 	fputs(report, f);
 	fclose(f);
 	snprintf(cmd, sizeof(cmd), "%s/user/kcollider --json tso --litmus%s%s%s %s | tee %s",
-		 top(), modules ? " --modules " : "", modules ? top() : "",
+		 kc_top(), modules ? " --modules " : "", modules ? kc_top() : "",
 		 modules ? "/selftests/planted" : "", path, opath);
 	f = popen(cmd, "r");
 	if (!f)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <kcollider/version.h>
@@ -162,6 +163,29 @@ static inline int kc_enable(void)
 	int ret = kc_write_attr("sample_rate", KC_TEST_SAMPLE_RATE);
 
 	return ret ? ret : kc_write_attr("enabled", "1");
+}
+
+/* The checkout's top directory: the CLI is user/kcollider under it. */
+static inline const char *kc_top(void)
+{
+	const char *t = getenv("KC_TOP");
+
+	return t ? t : ".";
+}
+
+/* Runs @cmd through the shell, its stdout into @out; its exit status. */
+static inline int kc_run(const char *cmd, char *out, size_t len)
+{
+	FILE *p = popen(cmd, "r");
+	size_t n;
+	int st;
+
+	if (!p)
+		return -1;
+	n = fread(out, 1, len - 1, p);
+	out[n] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 #endif /* KC_VM_UTIL_H */
