@@ -346,7 +346,8 @@ void kc_report_exit(void);
 void kc_report_submit(const struct kc_report *r);
 void kc_report_describe_object(struct kc_report *r);
 int kc_report_log_show(struct seq_file *m, void *v);
-void kc_decode_racer(struct kc_side *a, const struct kc_regs *regs);
+void kc_decode_racer(struct kc_side *a, const struct kc_regs *regs,
+		     unsigned long watch, unsigned int watch_len);
 
 /* debugfs.c */
 int kc_debugfs_init(void);

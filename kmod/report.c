@@ -178,11 +178,6 @@ static bool kc_func_bounds(unsigned long ip, unsigned long *start,
 }
 
 /*
- * The racer's access: decode forward from its function's start to the
- * trap ip; the instruction ending there made the access. A REP string
- * instruction with iterations left traps on itself.
- */
-/*
  * Where the racer's instruction accessed, from its registers after it ran:
  * unknown when it changed a register its address is made of.
  */
@@ -205,7 +200,44 @@ static void kc_racer_address(struct kc_side *a, const struct kc_insn *insn,
 	a->has_addr = true;
 }
 
-void kc_decode_racer(struct kc_side *a, const struct kc_regs *regs)
+/*
+ * A REP string instruction with iterations left traps on itself: the trap
+ * ip is then its own start, not the end of the instruction before it. That
+ * one made the access only if it is a memory access that could have hit
+ * the watch: a memset's setup store just ahead of its rep stos was blamed
+ * for the stos's trap (a hunt: __ext4_new_inode's movq at +0xa13, on
+ * fields of other inodes it never writes).
+ */
+static bool kc_string_trapped(const struct kc_insn *prev,
+			      const struct kc_insn *at,
+			      const struct kc_regs *regs, unsigned long prev_ip,
+			      unsigned long watch, unsigned int watch_len)
+{
+	struct kc_side s = { .ip = prev_ip };
+	unsigned int len;
+
+	if (!(at->flags & KC_INSN_STRING))
+		return false;
+	if (!(prev->flags & KC_INSN_MEM))
+		return true;
+	if (!(at->flags & (KC_INSN_REP | KC_INSN_REPNE)) || !regs ||
+	    !regs->gpr[KC_REG_RCX])
+		return false;
+	kc_racer_address(&s, prev, regs);
+	if (!s.has_addr || !watch_len)
+		return false;
+	len = prev->mem[0].size ? min_t(unsigned int, prev->mem[0].size, 64) : 1;
+	return s.addr >= watch + watch_len || watch >= s.addr + len;
+}
+
+/*
+ * The racer's access: decode forward from its function's start to the
+ * trap ip; the instruction ending there made the access, unless a string
+ * instruction starting there did (above). @watch/@watch_len: what the
+ * window watched.
+ */
+void kc_decode_racer(struct kc_side *a, const struct kc_regs *regs,
+		     unsigned long watch, unsigned int watch_len)
 {
 	unsigned long ip = a->trap_ip, start, size, off, len;
 	struct kc_insn insn, last = { };
@@ -232,9 +264,9 @@ void kc_decode_racer(struct kc_side *a, const struct kc_regs *regs)
 	}
 	if (start + off != ip || last_off == ~0UL)
 		goto out;
-	if (!(last.flags & KC_INSN_MEM) &&
-	    !kc_decode(code + off, len - off, &insn) &&
-	    (insn.flags & KC_INSN_STRING)) {
+	if (!kc_decode(code + off, len - off, &insn) &&
+	    kc_string_trapped(&last, &insn, regs, start + last_off, watch,
+			      watch_len)) {
 		last = insn;
 		last_off = off;
 	}
@@ -613,7 +645,8 @@ static void kc_report_one(struct kc_report *r)
 
 	if (r->has_racer) {
 		kc_decode_racer(&r->racer, r->racer_has_regs ?
-				&r->racer_regs : NULL);
+				&r->racer_regs : NULL, r->watch_addr,
+				r->watch_len);
 		if (!kc_racer_overlaps(r)) {
 			atomic_long_inc(&kc_stats.racer_outside);
 			r->has_racer = false;
