@@ -593,15 +593,46 @@ static u64 kc_mean_us(u64 ns, unsigned long n)
 	return n ? div_u64(ns, n * NSEC_PER_USEC) : 0;
 }
 
+/*
+ * Under the lock every enable and disable of ours has finished, so the
+ * states and kprobes' own flags must agree: ARMED and SPENT enabled,
+ * the rest disabled. Compared from outside (the kprobes list against
+ * probes_armed) they rarely do on a slow kernel: some patch is always
+ * in flight.
+ */
+static unsigned int kc_pool_mismatched(unsigned int *spent)
+{
+	unsigned int n = 0;
+	int i;
+
+	*spent = 0;
+	mutex_lock(&kc_pool_lock);
+	for (i = 0; i < KC_POOL_SIZE; i++) {
+		struct kc_probe *p = &kc_probes[i];
+		int s = kc_probe_state(p);
+		bool live = s == KC_PROBE_ARMED || s == KC_PROBE_SPENT;
+
+		if (s == KC_PROBE_FREE || s == KC_PROBE_BUSY)
+			continue;
+		*spent += s == KC_PROBE_SPENT;
+		n += live == kprobe_disabled(&p->kp);
+	}
+	mutex_unlock(&kc_pool_lock);
+	return n;
+}
+
 ssize_t kc_pool_stats(char *buf, size_t size)
 {
+	unsigned int spent, mismatched = kc_pool_mismatched(&spent);
+
 	return scnprintf(buf, size,
-			 "probes_armed %u\nprobes_reserve %u\n"
+			 "probes_armed %u\nprobes_spent %u\n"
+			 "probes_mismatched %u\nprobes_reserve %u\n"
 			 "probes_registered %u\nprobes_repoked %lu\n"
 			 "probes_dropped %lu\nprobes_scrubbed %lu\n"
 			 "register_us_mean %llu\n"
 			 "enable_us_mean %llu\n",
-			 kc_pool_armed(), kc_pool_reserve(),
+			 kc_pool_armed(), spent, mismatched, kc_pool_reserve(),
 			 kc_pool_registered(), READ_ONCE(kc_pool_repokes),
 			 READ_ONCE(kc_pool_dropped), READ_ONCE(kc_pool_scrubs),
 			 kc_mean_us(kc_pool_reg_ns, kc_pool_regs),

@@ -290,21 +290,25 @@ TEST_F_TIMEOUT(engine, fired_breakpoints_are_retired, 120)
 					   "h1 1000"));
 	ASSERT_GE(kc_stat("retired"), 3);
 	/*
-	 * h1 has stopped: once the last spent one is out, enabled = armed.
-	 * Retiring is a text patch, tens of milliseconds on a loaded host,
-	 * and the armer may be pausing: a generous bound.
+	 * h1 has stopped: the last spent ones leave the text in the armer's
+	 * next round. Retiring is a text patch, tens of milliseconds on a
+	 * loaded host, and the armer may be pausing: a generous bound. The
+	 * armer goes on arming and expiring h1's sites meanwhile, so the
+	 * kprobes list, read from here, is compared with the module's states
+	 * by the module itself, under its pool lock (probes_mismatched): on
+	 * the debug kernel some patch is nearly always in flight.
 	 */
-	for (i = 0; i < 1500 && kc_stat("probes_armed") != kprobes_enabled();
-	     i++)
+	for (i = 0; i < 1500 && kc_stat("probes_spent"); i++)
 		usleep(20000);
-	if (kc_stat("probes_armed") != kprobes_enabled()) {
-		/* which probe stayed enabled, and what the sampler counted */
+	if (kc_stat("probes_spent") || kc_stat("probes_mismatched")) {
 		kprobes_listed();
 		fprintf(stderr, "# kprobes list:\n%s", buf);
 		kc_read_attr("stats", buf, sizeof(buf));
 		fprintf(stderr, "# stats:\n%s", buf);
 	}
-	ASSERT_EQ(kc_stat("probes_armed"), kprobes_enabled());
+	ASSERT_EQ(0, kc_stat("probes_spent"));
+	ASSERT_EQ(0, kc_stat("probes_mismatched"));
+	/* and what kprobes lists agrees once nothing is armed any more */
 	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
 	ASSERT_EQ(0, kprobes_enabled());
 	ASSERT_EQ(0, kc_unload_module("kc_planted"));
@@ -490,6 +494,9 @@ static void soak_cycle(struct __test_metadata *_metadata, int cycle,
 	ASSERT_EQ(bg, waitpid(bg, &status, 0));
 	ASSERT_EQ(0, status) TH_LOG("cycle %d: r1 in the background", cycle);
 	if (detector) {
+		/* while sampling, on hot code: kprobes agrees with the pool */
+		ASSERT_EQ(0, kc_stat("probes_mismatched"))
+			TH_LOG("cycle %d", cycle);
 		ASSERT_EQ(0, kc_write_attr("enabled", "0"));
 		ASSERT_EQ(0, kprobes_enabled()) TH_LOG("cycle %d", cycle);
 		kmsg("soak cycle %d: unloading", cycle);
