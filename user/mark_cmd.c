@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -22,12 +23,17 @@
 #include "marking.h"
 
 #define KC_MARKS_FILE "/sys/kernel/kcollider/marks"
+#define KC_TARGETS_FILE "/sys/kernel/kcollider/targets"
 #define KC_SYS_MODULE "/sys/module"
+#define KC_KERNEL_NOTES "/sys/kernel/notes"
+#define KC_MAX_GLOBS 64
 #define KC_MARKS_CHUNK 4000	/* whole lines per write: under a page */
 
 struct mark_ctx {
 	const char *module;
 	bool dry_run;
+	bool vmlinux;		/* the ranges are the kernel image's */
+	uint64_t kaslr;		/* live minus link-time address */
 	int fd;			/* the marks file; -1 with --dry-run */
 	char buf[KC_MARKS_CHUNK + 128];
 	size_t len;
@@ -48,19 +54,26 @@ static void mark_usage(FILE *out)
 		"both marked, or either in data_race(), as one benign line\n"
 		"(filter=marked) instead of a report: KCSAN's rule. Run it after\n"
 		"loading the modules under test; a module's ranges go when it is\n"
-		"unloaded.\n"
+		"unloaded. With -V, the kernel image's functions are marked too\n"
+		"(its ranges stay until \"clear\"); at least one of -M and -V.\n"
 		"\n"
 		"OPTIONS:\n"
 		"  -M, --modules DIR  .ko files with DWARF, searched below DIR\n"
 		"                   (repeatable; at least one)\n"
 		"  -S, --source DIR   a source tree for files DWARF names by a path\n"
 		"                   that does not exist here (repeatable)\n"
+		"  -V, --vmlinux ELF  the running kernel's image with DWARF (the\n"
+		"                   -dbg package's): mark its functions too\n"
+		"  -f, --functions GLOB[,GLOB]  which functions of the image\n"
+		"                   (repeatable; default: the vmlinux functions the\n"
+		"                   targets name: GLOB specs, \"vmlinux\" and \"all\")\n"
 		"  -n, --dry-run    print the lines instead of writing them\n"
-		"                   (section-relative for a module not loaded)\n"
+		"                   (section-relative for a module not loaded,\n"
+		"                   link-time addresses for the image)\n"
 		KC_COMMON_USAGE
 		"\n"
-		"JSON: one object per module: module, ranges, marked, data_race,\n"
-		"written.\n"
+		"JSON: one object per module (\"vmlinux\" for the image): module,\n"
+		"ranges, marked, data_race, written.\n"
 		"\n"
 		KC_EXIT_HELP, prog_name);
 }
@@ -113,6 +126,12 @@ static int on_range(const char *section, uint64_t off, uint64_t len,
 	uint64_t base;
 	int ret;
 
+	if (c->vmlinux) {
+		c->len += snprintf(c->buf + c->len, sizeof(c->buf) - c->len,
+				   "0x%" PRIx64 " %" PRIu64 " %s\n",
+				   off + c->kaslr, len, word);
+		goto counted;
+	}
 	/* init code is freed once loaded, exit code only runs at unload */
 	if (!strncmp(section, ".init", 5) || !strncmp(section, ".exit", 5))
 		return 0;
@@ -127,6 +146,7 @@ static int on_range(const char *section, uint64_t off, uint64_t len,
 		c->len += snprintf(c->buf + c->len, sizeof(c->buf) - c->len,
 				   "0x%" PRIx64 " %" PRIu64 " %s\n", base + off,
 				   len, word);
+counted:
 	c->ranges++;
 	c->marked += kind == KC_MARK_MARKED;
 	c->data_race += kind == KC_MARK_DATA_RACE;
@@ -228,6 +248,8 @@ static int mark_all(struct kc_marking *m, struct mark_ctx *c, int argc,
 		return bad ? KC_EXIT_FAIL : KC_EXIT_OK;
 	}
 	for (k = 0; (name = kc_marking_module_name(m, k)); k++) {
+		if (!name[0])	/* the image, -V: see mark_vmlinux() */
+			continue;
 		if (!c->dry_run && !module_loaded(name))
 			continue;
 		bad += !!mark_module(m, c, name);
@@ -238,6 +260,204 @@ static int mark_all(struct kc_marking *m, struct mark_ctx *c, int argc,
 	return bad || !done ? KC_EXIT_FAIL : KC_EXIT_OK;
 }
 
+/* ---- the kernel image ---- */
+
+struct glob_list {
+	char *globs[KC_MAX_GLOBS];
+	int n;
+	bool all;		/* every function */
+};
+
+static int add_glob(struct glob_list *g, const char *s, size_t len)
+{
+	if ((len == 7 && !strncmp(s, "vmlinux", 7)) ||
+	    (len == 3 && !strncmp(s, "all", 3))) {
+		g->all = true;
+		return 0;
+	}
+	if (!len || g->n == KC_MAX_GLOBS)
+		return -EINVAL;
+	g->globs[g->n] = strndup(s, len);
+	return g->globs[g->n] ? (g->n++, 0) : -ENOMEM;
+}
+
+/* -f: comma-separated globs ("vmlinux": all of it). */
+static int add_globs(struct glob_list *g, const char *arg)
+{
+	const char *p = arg, *comma;
+	int ret;
+
+	do {
+		comma = strchr(p, ',');
+		ret = add_glob(g, p, comma ? (size_t)(comma - p) : strlen(p));
+		p = comma + 1;
+	} while (!ret && comma);
+	return ret;
+}
+
+/*
+ * The vmlinux part of what the module targets, from its targets file:
+ * "all" and "vmlinux" take the whole image, a bare GLOB its functions;
+ * "module:NAME", "MOD:GLOB" and exclusions name no more of it (marking
+ * a function that is not sampled costs only a range).
+ */
+static int targets_globs(struct glob_list *g)
+{
+	char line[512], *sp;
+	FILE *f = fopen(KC_TARGETS_FILE, "r");
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	while (!ret && fgets(line, sizeof(line), f)) {
+		sp = strpbrk(line, " \n");
+		if (sp)
+			*sp = '\0';
+		if (!line[0] || line[0] == '-' || strchr(line, ':'))
+			continue;
+		if (!strcmp(line, "all"))
+			g->all = true;
+		else
+			ret = add_glob(g, line, strlen(line));
+	}
+	fclose(f);
+	return ret;
+}
+
+static bool glob_wants(const char *func, void *data)
+{
+	const struct glob_list *g = data;
+	int i;
+
+	if (g->all)
+		return true;
+	for (i = 0; i < g->n; i++)
+		if (!fnmatch(g->globs[i], func, 0))
+			return true;
+	return false;
+}
+
+/* The running kernel's GNU build ID, from its notes; its length or -errno. */
+static int running_build_id(unsigned char *id, size_t size)
+{
+	unsigned char notes[4096];
+	size_t pos = 0;
+	ssize_t n;
+	int fd = open(KC_KERNEL_NOTES, O_RDONLY);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, notes, sizeof(notes));
+	close(fd);
+	while (n > 0 && pos + 12 <= (size_t)n) {
+		uint32_t namesz, descsz, type;
+		size_t name_at = pos + 12, desc_at;
+
+		memcpy(&namesz, notes + pos, 4);
+		memcpy(&descsz, notes + pos + 4, 4);
+		memcpy(&type, notes + pos + 8, 4);
+		desc_at = name_at + ((namesz + 3) & ~3u);
+		if (desc_at + descsz > (size_t)n)
+			break;
+		if (type == 3 && namesz == 4 && !memcmp(notes + name_at, "GNU", 4) &&
+		    descsz <= size) {
+			memcpy(id, notes + desc_at, descsz);
+			return descsz;
+		}
+		pos = desc_at + ((descsz + 3) & ~3u);
+	}
+	return -ENODATA;
+}
+
+/* The live address of @name from /proc/kallsyms (root). */
+static int kallsyms_addr(const char *name, uint64_t *addr)
+{
+	char line[512], sym[256], type;
+	unsigned long long a;
+	FILE *f;
+
+	*addr = 0;
+	f = fopen("/proc/kallsyms", "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 &&
+		    !strcmp(sym, name)) {
+			*addr = a;
+			break;
+		}
+	}
+	fclose(f);
+	return *addr ? 0 : -EPERM;	/* absent, or zeros: not root */
+}
+
+/*
+ * Only the running kernel's own image will do: its addresses are what
+ * the module checks against, and a close relative would mark the wrong
+ * instructions. Then its KASLR offset, from a symbol both know.
+ */
+static int vmlinux_matches(struct kc_marking *m, struct mark_ctx *c)
+{
+	unsigned char live[64];
+	const unsigned char *id;
+	uint64_t link, addr;
+	int n = running_build_id(live, sizeof(live));
+	int len = kc_marking_vmlinux_build_id(m, &id);
+
+	if (len <= 0) {
+		kc_error("mark: -V image: no build ID in it");
+		return -1;
+	}
+	if (n < 0) {
+		kc_error("mark: " KC_KERNEL_NOTES ": %s", strerror(-n));
+		return -1;
+	}
+	if (n != len || memcmp(live, id, n)) {
+		kc_error("mark: -V image is not the running kernel's (build IDs differ)");
+		return -1;
+	}
+	if (kc_marking_vmlinux_symbol(m, "_stext", &link) ||
+	    kallsyms_addr("_stext", &addr)) {
+		kc_error("mark: cannot read _stext's address (/proc/kallsyms, as root)");
+		return -1;
+	}
+	c->kaslr = addr - link;
+	return 0;
+}
+
+static int mark_vmlinux(struct kc_marking *m, struct mark_ctx *c,
+			struct glob_list *g)
+{
+	int ret;
+
+	if (!g->all && !g->n) {
+		ret = c->dry_run ? -ENOENT : targets_globs(g);
+		if (ret || (!g->all && !g->n)) {
+			kc_error("mark: -V: no function of the image targeted; "
+				 "name some with -f GLOB");
+			return KC_EXIT_FAIL;
+		}
+	}
+	c->module = "vmlinux";
+	c->vmlinux = true;
+	c->ranges = c->marked = c->data_race = 0;
+	c->len = 0;
+	ret = kc_marking_vmlinux_ranges(m, glob_wants, g, on_range, c);
+	if (!ret)
+		ret = flush_lines(c);
+	c->vmlinux = false;
+	if (ret == -ENODATA)
+		kc_error("mark: the -V image has no DWARF (the -dbg package's has)");
+	else if (ret == -ESRCH)
+		kc_error("mark: -V: no function of the image matches");
+	else if (ret)
+		kc_error("mark: vmlinux: %s%s", c->dry_run ? "" :
+			 KC_MARKS_FILE ": ", strerror(-ret));
+	else
+		print_result(c);
+	return ret ? KC_EXIT_FAIL : KC_EXIT_OK;
+}
+
 int do_mark(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -245,18 +465,22 @@ int do_mark(int argc, char **argv)
 		{ "modules", required_argument, NULL, 'M' },
 		{ "source", required_argument, NULL, 'S' },
 		{ "dry-run", no_argument, NULL, 'n' },
+		{ "vmlinux", required_argument, NULL, 'V' },
+		{ "functions", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kc_marking *m = kc_marking_new();
 	struct mark_ctx *c = calloc(1, sizeof(*c));
-	int opt, ret, status = KC_EXIT_FAIL, ndirs = 0;
+	struct glob_list globs = { .n = 0 };
+	int opt, ret, status = KC_EXIT_FAIL, ndirs = 0, i;
+	bool image = false;
 
 	if (!m || !c) {
 		kc_error("mark: out of memory");
 		goto out;
 	}
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, KC_COMMON_OPTS_SHORT "M:S:n",
+	while ((opt = getopt_long(argc, argv, KC_COMMON_OPTS_SHORT "M:S:nV:f:",
 				  opts, NULL)) != -1) {
 		if (kc_common_option(opt))
 			continue;
@@ -275,6 +499,22 @@ int do_mark(int argc, char **argv)
 		case 'n':
 			c->dry_run = true;
 			break;
+		case 'V':
+			ret = image ? -EEXIST : kc_marking_set_vmlinux(m, optarg);
+			if (ret) {
+				kc_error("mark: -V %s: %s", optarg, ret == -EEXIST ?
+					 "one image only" : strerror(-ret));
+				goto usage_or_fail;
+			}
+			image = true;
+			break;
+		case 'f':
+			if (add_globs(&globs, optarg)) {
+				kc_error("mark: -f %s: empty, or over %d globs",
+					 optarg, KC_MAX_GLOBS);
+				goto usage;
+			}
+			break;
 		case 'h':
 			mark_usage(stdout);
 			status = KC_EXIT_OK;
@@ -283,22 +523,41 @@ int do_mark(int argc, char **argv)
 			goto usage;
 		}
 	}
-	if (!ndirs) {
-		kc_error("mark: no -M DIR: where are the .ko files?");
+	if (!ndirs && !image) {
+		kc_error("mark: no -M DIR and no -V ELF: what to mark?");
 		goto usage;
 	}
+	if ((globs.n || globs.all) && !image) {
+		kc_error("mark: -f names functions of the image: give -V ELF");
+		goto usage;
+	}
+	if (!ndirs && optind < argc) {
+		kc_error("mark: modules named without -M DIR");
+		goto usage;
+	}
+	/* a wrong image is refused before anything is written */
+	if (image && !c->dry_run && vmlinux_matches(m, c))
+		goto out;
 	if (open_marks(c))
 		goto out;
-	status = mark_all(m, c, argc - optind, argv + optind);
+	status = KC_EXIT_OK;
+	if (ndirs)
+		status = mark_all(m, c, argc - optind, argv + optind);
+	if (image && mark_vmlinux(m, c, &globs) != KC_EXIT_OK)
+		status = KC_EXIT_FAIL;
 	if (c->fd >= 0)
 		close(c->fd);
 out:
+	for (i = 0; i < globs.n; i++)
+		free(globs.globs[i]);
 	kc_marking_free(m);
 	free(c);
 	return status;
+usage_or_fail:
+	if (ret != -EEXIST)
+		goto out;
 usage:
 	mark_usage(stderr);
-	kc_marking_free(m);
-	free(c);
-	return KC_EXIT_USAGE;
+	status = KC_EXIT_USAGE;
+	goto out;
 }

@@ -686,10 +686,17 @@ bool kc_marking_silent(const struct kc_mark *a, const struct kc_mark *b)
 
 /* ---- every marked range of a module ---- */
 
+struct func_span {
+	GElf_Addr start, end;
+};
+
 struct range_emit {
 	Dwfl_Module *mod;
 	kc_mark_range_cb cb;
 	void *data;
+	bool absolute;		/* vmlinux: link addresses, no sections */
+	const struct func_span *spans;	/* NULL: every function */
+	size_t nspans;
 	GElf_Addr start, end;	/* pending, in dwfl's layout */
 	GElf_Addr func_end;	/* of the function the pending range is in */
 	enum kc_mark_kind kind;
@@ -705,6 +712,8 @@ static int range_flush(struct range_emit *e)
 	if (e->end <= e->start)
 		return 0;
 	e->end = e->start;	/* nothing pending */
+	if (e->absolute)
+		return e->cb("", rel, len, e->kind, e->data);
 	idx = dwfl_module_relocate_address(e->mod, &rel);
 	sec = idx < 0 ? NULL : dwfl_module_relocation_info(e->mod, idx, NULL);
 	return sec ? e->cb(sec, rel, len, e->kind, e->data) : 0;
@@ -785,6 +794,26 @@ static Dwarf_Line *address_rows(Dwarf_Lines *lines, size_t n, size_t i,
 	return last;
 }
 
+/* Is @a in one of the chosen functions (sorted spans)? */
+static bool in_spans(const struct range_emit *e, GElf_Addr a)
+{
+	size_t lo = 0, hi = e->nspans;
+
+	if (!e->spans)
+		return true;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a < e->spans[mid].start)
+			hi = mid;
+		else if (a >= e->spans[mid].end)
+			lo = mid + 1;
+		else
+			return true;
+	}
+	return false;
+}
+
 static int cu_ranges(struct kc_marking *m, struct range_emit *e,
 		     Dwarf_Die *cu, Dwarf_Addr bias)
 {
@@ -804,7 +833,8 @@ static int cu_ranges(struct kc_marking *m, struct range_emit *e,
 			continue;
 		}
 		if (next >= n || dwarf_lineaddr(dwarf_onesrcline(lines, i), &a) ||
-		    dwarf_lineaddr(dwarf_onesrcline(lines, next), &b) || b <= a)
+		    dwarf_lineaddr(dwarf_onesrcline(lines, next), &b) || b <= a ||
+		    !in_spans(e, a + bias))
 			continue;
 		kind = row_kind(m, row);
 		if (kind == KC_MARK_MARKED || kind == KC_MARK_DATA_RACE)
@@ -831,6 +861,146 @@ int kc_marking_module_ranges(struct kc_marking *m, const char *name,
 		ncu++;
 	}
 	return ret ? ret : ncu ? 0 : -ENODATA;
+}
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct func_span *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* The functions of @mod that @want takes, sorted; -errno. */
+static int chosen_spans(Dwfl_Module *mod, kc_mark_func_cb want, void *data,
+			struct func_span **out, size_t *nout)
+{
+	int i, n = dwfl_module_getsymtab(mod);
+	struct func_span *v = NULL, *t;
+	size_t len = 0, cap = 0;
+
+	for (i = 1; i < n; i++) {
+		const char *name;
+		GElf_Sym sym;
+		GElf_Addr addr;
+
+		name = dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL,
+					       NULL);
+		if (!name || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    !sym.st_size || !want(name, data))
+			continue;
+		if (len == cap) {
+			cap = cap ? 2 * cap : 1024;
+			t = realloc(v, cap * sizeof(*v));
+			if (!t) {
+				free(v);
+				return -ENOMEM;
+			}
+			v = t;
+		}
+		v[len].start = addr;
+		v[len++].end = addr + sym.st_size;
+	}
+	if (len)
+		qsort(v, len, sizeof(*v), span_cmp);
+	*out = v;
+	*nout = len;
+	return 0;
+}
+
+/*
+ * The compilation units holding @spans, each once: decoding every line
+ * table of vmlinux takes far longer than the few a target list needs.
+ */
+static int span_cus(struct kc_marking *m, struct range_emit *e)
+{
+	Dwarf_Off *seen = NULL, *t, off;
+	size_t nseen = 0, cap = 0, i, j;
+	Dwarf_Addr bias;
+	Dwarf_Die *cu;
+	int ret = 0;
+
+	for (i = 0; i < e->nspans && !ret; i++) {
+		cu = dwfl_module_addrdie(e->mod, e->spans[i].start, &bias);
+		if (!cu)
+			continue;
+		off = dwarf_dieoffset(cu);
+		for (j = 0; j < nseen && seen[j] != off; j++)
+			;
+		if (j < nseen)
+			continue;
+		if (nseen == cap) {
+			cap = cap ? 2 * cap : 64;
+			t = realloc(seen, cap * sizeof(*seen));
+			if (!t) {
+				ret = -ENOMEM;
+				break;
+			}
+			seen = t;
+		}
+		seen[nseen++] = off;
+		ret = cu_ranges(m, e, cu, bias);
+	}
+	free(seen);
+	return ret;
+}
+
+int kc_marking_vmlinux_ranges(struct kc_marking *m, kc_mark_func_cb want,
+			      void *want_data, kc_mark_range_cb cb, void *data)
+{
+	struct dwarf_file *f = file_for(m, "");
+	struct range_emit e = { .cb = cb, .data = data, .absolute = true };
+	struct func_span *spans;
+	Dwarf_Addr bias;
+	size_t nspans;
+	int ret;
+
+	if (!f)
+		return -ENOENT;
+	if (!dwfl_module_nextcu(f->mod, NULL, &bias))
+		return -ENODATA;
+	e.mod = f->mod;
+	ret = chosen_spans(f->mod, want, want_data, &spans, &nspans);
+	if (ret)
+		return ret;
+	e.spans = spans;
+	e.nspans = nspans;
+	ret = nspans ? span_cus(m, &e) : -ESRCH;
+	free(spans);
+	return ret;
+}
+
+int kc_marking_vmlinux_symbol(struct kc_marking *m, const char *name,
+			      uint64_t *addr)
+{
+	struct dwarf_file *f = file_for(m, "");
+	int i, n;
+
+	if (!f)
+		return -ENOENT;
+	n = dwfl_module_getsymtab(f->mod);
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr a;
+		const char *s = dwfl_module_getsym_info(f->mod, i, &sym, &a,
+							NULL, NULL, NULL);
+
+		if (s && !strcmp(s, name)) {
+			*addr = a;
+			return 0;
+		}
+	}
+	return -ESRCH;
+}
+
+int kc_marking_vmlinux_build_id(struct kc_marking *m,
+				const unsigned char **id)
+{
+	struct dwarf_file *f = file_for(m, "");
+	GElf_Addr vaddr;
+
+	if (!f)
+		return -ENOENT;
+	return dwfl_module_build_id(f->mod, id, &vaddr);
 }
 
 const char *kc_marking_module_name(const struct kc_marking *m, size_t i)

@@ -62,6 +62,20 @@ typedef int (*kc_mark_range_cb)(const char *section, uint64_t off,
 				void *data);
 int kc_marking_module_ranges(struct kc_marking *m, const char *name,
 			     kc_mark_range_cb cb, void *data);
+/*
+ * The same for the kernel image (-V), in the functions @want takes by
+ * name: @cb gets section "" and link-time addresses (KASLR not applied).
+ * -ENOENT: no -V; -ENODATA: no DWARF; -ESRCH: no function taken.
+ */
+typedef bool (*kc_mark_func_cb)(const char *func, void *data);
+int kc_marking_vmlinux_ranges(struct kc_marking *m, kc_mark_func_cb want,
+			      void *want_data, kc_mark_range_cb cb, void *data);
+/* A symbol's link-time address in the -V image; -ESRCH when absent. */
+int kc_marking_vmlinux_symbol(struct kc_marking *m, const char *name,
+			      uint64_t *addr);
+/* The -V image's GNU build ID: its length, or -errno. */
+int kc_marking_vmlinux_build_id(struct kc_marking *m,
+				const unsigned char **id);
 /* The module names of the .ko files -M found, @i from 0; NULL past them. */
 const char *kc_marking_module_name(const struct kc_marking *m, size_t i);
 /* A token of @line that marks an access, or NULL: exposed for tests. */

@@ -6,7 +6,8 @@ CFLAGS_marking_test := -DKC_TOP=\"$(TOP)\" -DKC_MARK_FX_DIR=\"$(MARK_FX_DIR)\" \
 	-DKC_MARK_FX_SRC=\"$(MARK_FX_SRC)\" -I$(TOP)/user
 OBJS_marking_test := $(TOP)/user/marking.c
 LDLIBS_marking_test := $(shell pkg-config --libs libdw libelf)
-$(BUILD)/host/marking_test: $(MARK_FX_DIR)/fxmark.ko $(TOP)/user/marking.c \
+$(BUILD)/host/marking_test: $(MARK_FX_DIR)/fxmark.ko $(MARK_FX_DIR)/fxvmlinux \
+	$(TOP)/user/marking.c \
 	$(TOP)/user/marking.h
 
 # No CET prologue, no unwind tables: each access is its function's first
@@ -15,3 +16,10 @@ $(MARK_FX_DIR)/fxmark.ko: $(MARK_FX_SRC)/fxmark.c
 	@mkdir -p $(dir $@)
 	$(CC) -c -O2 -g -fcf-protection=none -fno-asynchronous-unwind-tables \
 		-o $@ $<
+
+# The same code linked as a kernel image is (ET_EXEC, absolute addresses,
+# a build ID): "kcollider mark -V".
+$(MARK_FX_DIR)/fxvmlinux: $(MARK_FX_SRC)/fxmark.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -fcf-protection=none -fno-asynchronous-unwind-tables \
+		-nostdlib -static -Wl,--build-id -Wl,-e,fx_read_once -o $@ $<

@@ -191,7 +191,60 @@ TEST(mark_dry_run_ranges_and_no_dwarf)
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	ASSERT_EQ(0, system(cmd));
 	EXPECT_EQ(2, run(KC " mark 2>&1")) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "no -M DIR")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "no -M DIR and no -V ELF")) TH_LOG("%s", out);
+}
+
+/* nm's address of @func in @elf, 0 when absent. */
+static unsigned long nm_addr(const char *elf, const char *func)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "nm %s", elf);
+	if (run(cmd))
+		return 0;
+	snprintf(cmd, sizeof(cmd), " T %s\n", func);
+	return strstr(out, cmd) ? strtoul(strstr(out, cmd) - 16, NULL, 16) : 0;
+}
+
+/* "mark -V": the kernel image's ranges, at link-time addresses, by glob. */
+TEST(mark_vmlinux_ranges_by_function_glob)
+{
+	const char *img = KC_MARK_FX_DIR "/fxvmlinux";
+	unsigned long once = nm_addr(img, "fx_read_once");
+	unsigned long plain = nm_addr(img, "fx_read_plain");
+	unsigned long wonce = nm_addr(img, "fx_write_once");
+	char want[64];
+
+	ASSERT_NE(0, once);
+	ASSERT_NE(0, plain);
+	ASSERT_NE(0, wonce);
+	ASSERT_EQ(0, run(KC " mark -n -V " KC_MARK_FX_DIR "/fxvmlinux -f 'fx_*'"))
+		TH_LOG("%s", out);
+	snprintf(want, sizeof(want), "0x%lx ", once);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+	snprintf(want, sizeof(want), "0x%lx ", wonce);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+	snprintf(want, sizeof(want), "0x%lx ", plain);
+	EXPECT_EQ(NULL, strstr(out, want)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, " data_race\n")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# vmlinux: ")) TH_LOG("%s", out);
+
+	/* only the functions named */
+	ASSERT_EQ(0, run(KC " mark -n -V " KC_MARK_FX_DIR "/fxvmlinux -f fx_write_once"))
+		TH_LOG("%s", out);
+	snprintf(want, sizeof(want), "0x%lx ", wonce);
+	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
+	snprintf(want, sizeof(want), "0x%lx ", once);
+	EXPECT_EQ(NULL, strstr(out, want)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# vmlinux: 1 ranges (1 marked")) TH_LOG("%s", out);
+
+	EXPECT_EQ(1, run(KC " mark -n -V " KC_MARK_FX_DIR "/fxvmlinux -f 'nothing_*' 2>&1"));
+	EXPECT_NE(NULL, strstr(out, "no function of the image matches")) TH_LOG("%s", out);
+	/* the running kernel is not this image: refused before any write */
+	EXPECT_EQ(1, run(KC " mark -V " KC_MARK_FX_DIR "/fxvmlinux -f 'fx_*' 2>&1"));
+	EXPECT_NE(NULL, strstr(out, "not the running kernel's")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run(KC " mark -f 'fx_*' -M " KC_MARK_FX_DIR " 2>&1"));
+	EXPECT_NE(NULL, strstr(out, "give -V ELF")) TH_LOG("%s", out);
 }
 
 TEST(bad_options_fail_clearly)

@@ -33,6 +33,24 @@ if [ -n "${HUNT_MARK:-}" ]; then
 	"$cli" mark $marking || exit 1
 fi
 [ -n "${HUNT_VMLINUX:-}" ] && marking="$marking -V $HUNT_VMLINUX"
+# the image's targeted functions too; the whole of it takes far too long
+# under TCG, and "report -V" marks its reports afterwards anyway
+image_globs=""
+set -f	# the specs are globs for the kernel, not for this directory
+for spec in ${targets//,/ }; do
+	case $spec in
+	all | vmlinux) image_globs=whole; break ;;
+	-* | *:*) ;;
+	*) image_globs="$image_globs${image_globs:+,}${spec#+}" ;;
+	esac
+done
+set +f
+if [ -n "${HUNT_VMLINUX:-}" ] && [ "$image_globs" = whole ]; then
+	echo "hunt: the whole image is targeted: not marked in dmesg (report -V marks it)"
+elif [ -n "${HUNT_VMLINUX:-}" ] && [ -n "$image_globs" ]; then
+	"$cli" mark -V "$HUNT_VMLINUX" -f "$image_globs" \
+		${HUNT_SOURCE:+-S "$HUNT_SOURCE"} || exit 1
+fi
 # a hunt trades overhead for samples: 200/s unless HUNT_RATE says otherwise
 echo "${HUNT_RATE:-200}" > $sys/sample_rate || exit 1
 echo 1 > $sys/enabled || exit 1

@@ -14,7 +14,9 @@
 # e.g. the linux-image-*-dbg package's /usr/lib/debug/lib/modules/REL)
 # has "kcollider mark" teach the module before the workload; HUNT_VMLINUX
 # (a vmlinux with DWARF) and HUNT_SOURCE (the kernel's source tree, for
-# the paths DWARF names) give "kcollider report" each access's marking.
+# the paths DWARF names) give "kcollider report" each access's marking,
+# and have "kcollider mark -V" teach it the image's targeted functions
+# (bare GLOB specs; not for "all" or "vmlinux": minutes under TCG).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
