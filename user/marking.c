@@ -144,44 +144,102 @@ static const char *marker_of_ident(const char *id, enum kc_mark_kind *kind)
 	return NULL;
 }
 
+/* Past a comment or a literal at @p, or @p itself when neither starts. */
+static const char *skip_inert(const char *p)
+{
+	if (p[0] == '/' && p[1] == '/')
+		return p + strlen(p);
+	if (p[0] == '/' && p[1] == '*') {
+		const char *end = strstr(p + 2, "*/");
+
+		return end ? end + 2 : p + strlen(p);
+	}
+	if (*p == '"' || *p == '\'') {
+		char q = *p++;
+
+		while (*p && *p != q)
+			p += (*p == '\\' && p[1]) ? 2 : 1;
+		return *p ? p + 1 : p;
+	}
+	return p;
+}
+
+/* The ')' closing the call whose '(' is at @open, or the line's end. */
+static const char *call_end(const char *open)
+{
+	const char *p = open, *q;
+	int depth = 0;
+
+	while (*p) {
+		q = skip_inert(p);
+		if (q != p) {
+			p = q;
+			continue;
+		}
+		depth += (*p == '(') - (*p == ')');
+		if (!depth)
+			return p;
+		p++;
+	}
+	return p;
+}
+
+static bool ident_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
 /*
- * The first identifier of @line called like a function that marks an
- * access (data_race() wins over the others); comments and string
- * literals are skipped. Returns a static copy of it.
+ * Where the call whose name starts at @line[@at] ends, or -1 when no call
+ * starts there.
  */
-const char *kc_marker_in_line(const char *line, enum kc_mark_kind *kind)
+static long call_at(const char *line, long at)
+{
+	const char *p = line + at;
+
+	if (at < 0 || at >= (long)strlen(line) || (at && ident_char(p[-1])) ||
+	    (!isalpha((unsigned char)*p) && *p != '_'))
+		return -1;
+	while (ident_char(*p))
+		p++;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return *p == '(' ? call_end(p) - line : -1;
+}
+
+/*
+ * The identifier of @line called like a function that marks an access
+ * (data_race() wins over the others); comments and string literals are
+ * skipped. @col, DWARF's 1-based column of the access (GCC counts bytes:
+ * a tab is one), keeps only a marker whose call spans it: in
+ * "c += READ_ONCE(b);" the load of b is marked and the add to c is not.
+ * GCC gives an access inside nested macros the outermost one's column
+ * ("unlikely(READ_ONCE(s->seq) != start)": unlikely's), so a call
+ * starting at @col takes the markers inside it too. 0: any marker of the
+ * line. Returns a static copy of it.
+ */
+const char *kc_marker_in_line(const char *line, int col,
+			      enum kc_mark_kind *kind)
 {
 	static char found[64];
 	enum kc_mark_kind k, best = KC_MARK_PLAIN;
-	const char *p = line, *hit;
+	const char *p = line, *q, *hit, *id_at;
+	long at = (long)col - 1, outer_end = call_at(line, at), s, e;
 	char id[64];
 	size_t n;
 
 	found[0] = '\0';
 	while (*p) {
-		if (p[0] == '/' && p[1] == '/')
-			break;
-		if (p[0] == '/' && p[1] == '*') {
-			const char *end = strstr(p + 2, "*/");
-
-			if (!end)
-				break;
-			p = end + 2;
-			continue;
-		}
-		if (*p == '"' || *p == '\'') {
-			char q = *p++;
-
-			while (*p && *p != q)
-				p += (*p == '\\' && p[1]) ? 2 : 1;
-			if (*p)
-				p++;
+		q = skip_inert(p);
+		if (q != p) {
+			p = q;
 			continue;
 		}
 		if (!isalpha((unsigned char)*p) && *p != '_') {
 			p++;
 			continue;
 		}
+		id_at = p;
 		for (n = 0; isalnum((unsigned char)p[n]) || p[n] == '_'; n++)
 			;
 		snprintf(id, sizeof(id), "%.*s", (int)n, p);
@@ -191,7 +249,12 @@ const char *kc_marker_in_line(const char *line, enum kc_mark_kind *kind)
 		if (*p != '(')
 			continue;
 		hit = marker_of_ident(id, &k);
-		if (hit && (best == KC_MARK_PLAIN || k == KC_MARK_DATA_RACE)) {
+		s = id_at - line;
+		e = call_end(p) - line;
+		if (!hit || (col > 0 && (at < s || at > e) &&
+			     (s < at || s > outer_end)))
+			continue;
+		if (best == KC_MARK_PLAIN || k == KC_MARK_DATA_RACE) {
 			best = k;
 			snprintf(found, sizeof(found), "%s", hit);
 		}
@@ -504,11 +567,12 @@ static const char *inlined_marker(Dwfl_Module *mod, GElf_Addr addr,
 }
 
 /*
- * Checks one source line of the access; true when it has a marker (the
- * line is then @out's). @have_text: the line could be read.
+ * Checks one source line of the access; true when it has a marker whose
+ * call spans column @col (any, 0) (the line is then @out's). @have_text:
+ * the line could be read.
  */
 static bool mark_line(struct kc_marking *m, const char *file, int line,
-		      struct kc_mark *out, bool *have_text)
+		      int col, struct kc_mark *out, bool *have_text)
 {
 	const char *text = source_line(m, file, line), *base, *hit;
 	enum kc_mark_kind kind;
@@ -516,7 +580,7 @@ static bool mark_line(struct kc_marking *m, const char *file, int line,
 	if (!text)
 		return false;
 	*have_text = true;
-	hit = kc_marker_in_line(text, &kind);
+	hit = kc_marker_in_line(text, col, &kind);
 	if (!hit)
 		return false;
 	base = strrchr(file, '/');
@@ -527,6 +591,29 @@ static bool mark_line(struct kc_marking *m, const char *file, int line,
 	return true;
 }
 
+static bool same_line(Dwarf_Line *a, Dwarf_Line *b)
+{
+	int la, lb;
+
+	return !dwarf_lineno(a, &la) && !dwarf_lineno(b, &lb) && la == lb &&
+	       dwarf_linesrc(a, NULL, NULL) == dwarf_linesrc(b, NULL, NULL);
+}
+
+/*
+ * Row @l of an address follows *@last: a statement row, or a later row of
+ * the same line. The line stays the statement's, the column is the last
+ * row's (0 when DWARF has none: the whole line).
+ */
+static void line_col(Dwarf_Line *l, Dwarf_Line **last, int *col)
+{
+	bool stmt;
+
+	if (!*last || (!dwarf_linebeginstatement(l, &stmt) && stmt))
+		*last = l;
+	if (dwarf_linecol(l, col))
+		*col = 0;
+}
+
 /*
  * GCC gives one instruction several line rows: the call site of each
  * inlined helper, then the helper's lines (atomic_read() in
@@ -534,11 +621,15 @@ static bool mark_line(struct kc_marking *m, const char *file, int line,
  * folded statement's lines (data_race()'s expression, then its closing
  * brace, not a statement). The last statement row is the innermost code
  * that made the access: an outer line's READ_ONCE() does not mark an
- * inlined helper's plain load.
+ * inlined helper's plain load. Within that line, the statement row's
+ * column is the statement's start; the last row of the same line after
+ * it has the access's own column (GCC: READ_ONCE's for its load, the
+ * operator's for "+=").
  */
 static bool mark_rows(struct kc_marking *m, Dwfl_Module *mod, GElf_Addr addr,
 		      struct kc_mark *out, bool *have_text)
 {
+	int col = 0;
 	Dwarf_Addr bias, row = 0, a;
 	Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, &bias);
 	Dwarf_Line *last = NULL;
@@ -560,13 +651,14 @@ static bool mark_rows(struct kc_marking *m, Dwfl_Module *mod, GElf_Addr addr,
 
 		if (dwarf_lineaddr(l, &a) || a != row)
 			continue;
-		if (!last || (!dwarf_linebeginstatement(l, &stmt) && stmt))
-			last = l;
+		if (!last || (!dwarf_linebeginstatement(l, &stmt) && stmt) ||
+		    same_line(l, last))
+			line_col(l, &last, &col);
 	}
 	if (!last || dwarf_lineno(last, &line))
 		return false;
 	file = dwarf_linesrc(last, NULL, NULL);
-	return file && mark_line(m, file, line, out, have_text);
+	return file && mark_line(m, file, line, col, out, have_text);
 }
 
 static void mark_addr(struct kc_marking *m, Dwfl_Module *mod, GElf_Addr addr,
@@ -755,7 +847,8 @@ static int range_add(struct range_emit *e, GElf_Addr start, GElf_Addr end,
 }
 
 /* The marking of line row @l (KC_MARK_PLAIN when the source is missing). */
-static enum kc_mark_kind row_kind(struct kc_marking *m, Dwarf_Line *l)
+static enum kc_mark_kind row_kind(struct kc_marking *m, Dwarf_Line *l,
+				  int col)
 {
 	struct kc_mark mk = { .kind = KC_MARK_PLAIN };
 	const char *file = dwarf_linesrc(l, NULL, NULL);
@@ -763,17 +856,18 @@ static enum kc_mark_kind row_kind(struct kc_marking *m, Dwarf_Line *l)
 	int line;
 
 	if (!file || dwarf_lineno(l, &line) ||
-	    !mark_line(m, file, line, &mk, &have_text))
+	    !mark_line(m, file, line, col, &mk, &have_text))
 		return KC_MARK_PLAIN;
 	return mk.kind;
 }
 
 /*
- * The rows of one address: the last statement row is the access's line
- * (see mark_rows()); *@next is the index of the next address's first row.
+ * The rows of one address: the last statement row is the access's line,
+ * *@col its column (see mark_rows()); *@next is the index of the next
+ * address's first row.
  */
 static Dwarf_Line *address_rows(Dwarf_Lines *lines, size_t n, size_t i,
-				size_t *next)
+				size_t *next, int *col)
 {
 	Dwarf_Line *last = NULL;
 	Dwarf_Addr a, ka;
@@ -787,8 +881,9 @@ static Dwarf_Line *address_rows(Dwarf_Lines *lines, size_t n, size_t i,
 		if (dwarf_lineaddr(k, &ka) || ka != a ||
 		    (!dwarf_lineendsequence(k, &flag) && flag))
 			break;
-		if (!last || (!dwarf_linebeginstatement(k, &flag) && flag))
-			last = k;
+		if (!last || (!dwarf_linebeginstatement(k, &flag) && flag) ||
+		    same_line(k, last))
+			line_col(k, &last, col);
 	}
 	*next = j;
 	return last;
@@ -824,7 +919,8 @@ static int cu_ranges(struct kc_marking *m, struct range_emit *e,
 	if (dwarf_getsrclines(cu, &lines, &n))
 		return 0;
 	for (i = 0; i < n && !ret; i = next) {
-		Dwarf_Line *row = address_rows(lines, n, i, &next);
+		int col = 0;
+		Dwarf_Line *row = address_rows(lines, n, i, &next, &col);
 		Dwarf_Addr a, b;
 		enum kc_mark_kind kind;
 
@@ -836,7 +932,7 @@ static int cu_ranges(struct kc_marking *m, struct range_emit *e,
 		    dwarf_lineaddr(dwarf_onesrcline(lines, next), &b) || b <= a ||
 		    !in_spans(e, a + bias))
 			continue;
-		kind = row_kind(m, row);
+		kind = row_kind(m, row, col);
 		if (kind == KC_MARK_MARKED || kind == KC_MARK_DATA_RACE)
 			ret = range_add(e, a + bias, b + bias, kind);
 	}

@@ -49,7 +49,7 @@ static char *report_n(int n)
 
 static const char *marker(const char *line, enum kc_mark_kind *k)
 {
-	return kc_marker_in_line(line, k);
+	return kc_marker_in_line(line, 0, k);
 }
 
 TEST(line_scanner)
@@ -69,6 +69,38 @@ TEST(line_scanner)
 	ASSERT_EQ(NULL, marker("pr_info(\"READ_ONCE(%d)\", x); // WRITE_ONCE(", &k));
 	ASSERT_EQ(NULL, marker("int READ_ONCE_count = READ_ONCEx(y);", &k));
 	ASSERT_EQ(NULL, marker("atomic_inc_read(v); atomic_reader(v);", &k));
+}
+
+/* With DWARF's column: only a marker whose call spans it counts. */
+TEST(line_scanner_by_column)
+{
+	/* 1-based, a tab is one: "+=" at 4, READ_ONCE at 7, b at 17 */
+	const char *line = "\tc += READ_ONCE(b); /* ) */";
+	enum kc_mark_kind k;
+
+	EXPECT_EQ(NULL, kc_marker_in_line(line, 4, &k));
+	EXPECT_EQ(KC_MARK_PLAIN, k);
+	EXPECT_STREQ("READ_ONCE", kc_marker_in_line(line, 7, &k));
+	EXPECT_STREQ("READ_ONCE", kc_marker_in_line(line, 17, &k));
+	EXPECT_STREQ("READ_ONCE", kc_marker_in_line(line, 18, &k));
+	EXPECT_EQ(NULL, kc_marker_in_line(line, 19, &k));
+	/* nested calls: the innermost marker's parenthesis closes it */
+	line = "x = f(READ_ONCE(g(a)), b) + data_race(y);";
+	EXPECT_STREQ("READ_ONCE", kc_marker_in_line(line, 7, &k));
+	EXPECT_STREQ("READ_ONCE", kc_marker_in_line(line, 21, &k));
+	EXPECT_EQ(NULL, kc_marker_in_line(line, 24, &k));
+	EXPECT_STREQ("data_race", kc_marker_in_line(line, 30, &k));
+	EXPECT_EQ(KC_MARK_DATA_RACE, k);
+	/* an access in nested macros has the outermost one's column */
+	line = "\treturn unlikely(READ_ONCE(s->sequence) != start);";
+	EXPECT_STREQ("READ_ONCE", kc_marker_in_line(line, 9, &k));
+	line = "\t    likely(!(READ_ONCE(p->flags) & PF_NO_NOTIFY_SIGNAL)))";
+	EXPECT_STREQ("READ_ONCE", kc_marker_in_line(line, 6, &k));
+	line = "\tc = foo(b) + READ_ONCE(a);";
+	EXPECT_EQ(NULL, kc_marker_in_line(line, 6, &k));
+	EXPECT_EQ(NULL, kc_marker_in_line(line, 7, &k));
+	/* a call the line does not close runs to its end */
+	EXPECT_STREQ("WRITE_ONCE", kc_marker_in_line("\tWRITE_ONCE(p->x,", 15, &k));
 }
 
 TEST(pairs_from_the_source)
@@ -115,6 +147,16 @@ TEST(pairs_from_the_source)
 	EXPECT_NE(NULL, strstr(r, "marking  sampled=READ_ONCE")) TH_LOG("%s", r);
 	EXPECT_NE(NULL, strstr(r, "benign filter=marked: the access is marked")) TH_LOG("%s", r);
 	r = report_n(8);
+	ASSERT_NE(NULL, r);
+	EXPECT_NE(NULL, strstr(r, "marking  sampled=plain")) TH_LOG("%s", r);
+	EXPECT_EQ(NULL, strstr(r, "verdict")) TH_LOG("%s", r);
+
+	/* "fx_total += READ_ONCE(fx_flag);": the load is marked, the add not */
+	r = report_n(9);
+	ASSERT_NE(NULL, r);
+	EXPECT_NE(NULL, strstr(r, "marking  sampled=READ_ONCE")) TH_LOG("%s", r);
+	EXPECT_NE(NULL, strstr(r, "benign filter=marked")) TH_LOG("%s", r);
+	r = report_n(10);
 	ASSERT_NE(NULL, r);
 	EXPECT_NE(NULL, strstr(r, "marking  sampled=plain")) TH_LOG("%s", r);
 	EXPECT_EQ(NULL, strstr(r, "verdict")) TH_LOG("%s", r);
@@ -179,6 +221,8 @@ TEST(mark_dry_run_ranges_and_no_dwarf)
 	/* the plain load and store (0x20, 0x30) are not ranges */
 	EXPECT_EQ(NULL, strstr(out, ".text+0x20 ")) TH_LOG("%s", out);
 	EXPECT_EQ(NULL, strstr(out, ".text+0x30 ")) TH_LOG("%s", out);
+	/* fx_mixed_line: READ_ONCE's 6-byte load, not the add in its line */
+	EXPECT_NE(NULL, strstr(out, ".text+0x60 6 marked\n")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "# fxmark: ")) TH_LOG("%s", out);
 
 	ASSERT_NE(NULL, mkdtemp(dir));
