@@ -282,6 +282,7 @@ void kc_pool_drain(void);
 void kc_pool_drop_range(unsigned long start, unsigned long end);
 unsigned int kc_pool_armed(void);
 unsigned int kc_pool_reserve(void);
+bool kc_pool_spent_any(void);
 void kc_pool_flush(void);
 unsigned int kc_pool_registered(void);
 const struct kc_insn *kc_pool_take(struct kprobe *kp);

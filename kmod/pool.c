@@ -66,6 +66,8 @@ struct kc_probe {
 	unsigned long armed_at;		/* jiffies */
 	unsigned long idle_since;	/* jiffies: last disabled */
 	unsigned long stale_at;		/* jiffies; plain stores from int3 */
+	u64 armed_ns;
+	u64 spent_ns;			/* its first hit; a store from int3 */
 	unsigned long repoked;
 	bool scrub;			/* patched since the keeper's scrub */
 };
@@ -80,6 +82,10 @@ static unsigned long kc_pool_regs;
 static u64 kc_pool_reg_ns;
 static unsigned long kc_pool_enables;
 static u64 kc_pool_enable_ns;
+/* from a first hit to the armer's retiring it, and to its being out */
+static unsigned long kc_pool_spent_n;
+static u64 kc_pool_spent_wait_ns;
+static u64 kc_pool_spent_life_ns;
 
 static int kc_probe_state(const struct kc_probe *p)
 {
@@ -192,6 +198,7 @@ bool kc_pool_arm(void)
 	if (!p)
 		goto out;
 	p->armed_at = jiffies;
+	p->armed_ns = ktime_get_mono_fast_ns();
 	/* armed before it is in the text: the first hit may come at once */
 	atomic_set(&p->state, KC_PROBE_ARMED);
 	t0 = ktime_get_ns();
@@ -221,16 +228,35 @@ static void kc_probe_disable(struct kc_probe *p, int state)
 	atomic_set(&p->state, state);
 }
 
+/*
+ * How long a spent breakpoint stayed in the text, split where the armer
+ * took it up: every hit meanwhile was a wasted trap.
+ */
+static void kc_probe_spent_time(const struct kc_probe *p, u64 taken)
+{
+	u64 hit = READ_ONCE(p->spent_ns), out = ktime_get_mono_fast_ns();
+
+	/* the first hit's store may not be visible yet: not counted */
+	if (hit <= p->armed_ns || hit > taken)
+		return;
+	kc_pool_spent_wait_ns += taken - hit;
+	kc_pool_spent_life_ns += out - hit;
+	kc_pool_spent_n++;
+}
+
 /* Disable the breakpoints whose first hit was taken: back to the reserve. */
 unsigned int kc_pool_retire(void)
 {
 	unsigned int n = 0;
+	u64 taken;
 	int i;
 
 	mutex_lock(&kc_pool_lock);
 	for (i = 0; i < KC_POOL_SIZE; i++) {
 		if (kc_probe_state(&kc_probes[i]) == KC_PROBE_SPENT) {
+			taken = ktime_get_mono_fast_ns();
 			kc_probe_disable(&kc_probes[i], KC_PROBE_RESERVE);
+			kc_probe_spent_time(&kc_probes[i], taken);
 			n++;
 		}
 	}
@@ -461,6 +487,17 @@ unsigned int kc_pool_armed(void)
 	return kc_pool_count(KC_PROBE_ARMED);
 }
 
+/* Lock-free: the armer's last look before it sleeps. */
+bool kc_pool_spent_any(void)
+{
+	int i;
+
+	for (i = 0; i < KC_POOL_SIZE; i++)
+		if (kc_probe_state(&kc_probes[i]) == KC_PROBE_SPENT)
+			return true;
+	return false;
+}
+
 unsigned int kc_pool_reserve(void)
 {
 	return kc_pool_count(KC_PROBE_RESERVE);
@@ -536,7 +573,8 @@ const struct kc_insn *kc_pool_take(struct kprobe *kp)
 
 	if (state == KC_PROBE_ARMED &&
 	    atomic_cmpxchg(&p->state, KC_PROBE_ARMED, KC_PROBE_SPENT) ==
-	    KC_PROBE_ARMED)
+	    KC_PROBE_ARMED) {
+		WRITE_ONCE(p->spent_ns, ktime_get_mono_fast_ns());
 		/*
 		 * The post-handler stays: kprobes may have wrapped the probe
 		 * in an aggregate whose post-handler calls ours after a check
@@ -544,6 +582,7 @@ const struct kc_insn *kc_pool_take(struct kprobe *kp)
 		 * "boosted" and cost two traps until the disable.
 		 */
 		return &p->insn;
+	}
 	if (state == KC_PROBE_IDLE || state == KC_PROBE_RESERVE)
 		WRITE_ONCE(p->stale_at, jiffies);
 	return NULL;
@@ -631,12 +670,15 @@ ssize_t kc_pool_stats(char *buf, size_t size)
 			 "probes_registered %u\nprobes_repoked %lu\n"
 			 "probes_dropped %lu\nprobes_scrubbed %lu\n"
 			 "register_us_mean %llu\n"
-			 "enable_us_mean %llu\n",
+			 "enable_us_mean %llu\n"
+			 "spent_wait_us_mean %llu\nspent_life_us_mean %llu\n",
 			 kc_pool_armed(), spent, mismatched, kc_pool_reserve(),
 			 kc_pool_registered(), READ_ONCE(kc_pool_repokes),
 			 READ_ONCE(kc_pool_dropped), READ_ONCE(kc_pool_scrubs),
 			 kc_mean_us(kc_pool_reg_ns, kc_pool_regs),
-			 kc_mean_us(kc_pool_enable_ns, kc_pool_enables));
+			 kc_mean_us(kc_pool_enable_ns, kc_pool_enables),
+			 kc_mean_us(kc_pool_spent_wait_ns, kc_pool_spent_n),
+			 kc_mean_us(kc_pool_spent_life_ns, kc_pool_spent_n));
 }
 
 void kc_pool_init(kprobe_pre_handler_t handler)

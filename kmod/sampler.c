@@ -68,6 +68,7 @@ static unsigned long kc_retired;
 static u64 kc_arm_ns;		/* time spent arming */
 static u64 kc_retire_ns;	/* time spent taking spent probes out */
 static u64 kc_busy_ns;		/* rounds that forced a pause */
+static u64 kc_arm_after_ns;	/* the pause: no arming before this */
 
 static void kc_spent_notify(struct irq_work *work)
 {
@@ -194,7 +195,8 @@ static u64 kc_armer_round(void)
 	kc_expired += expired;
 	/* their code did not run: the budget goes to other sites */
 	kc_credit_ns += (u64)expired * NSEC_PER_SEC;
-	kc_arm_budget(max);
+	if (ktime_get_ns() >= kc_arm_after_ns)
+		kc_arm_budget(max);
 	kc_watch_repair_local();
 	return ktime_get_ns() - start;
 }
@@ -212,10 +214,12 @@ static u64 kc_until_credit_ns(u64 rate)
 }
 
 /*
- * Until the next credit, or a spent probe wakes us; but at least as long
- * as the last round worked. Patching text costs milliseconds under TCG
- * (each patch waits for every CPU): a rate the machine cannot patch for
- * must not turn a real-time thread into a CPU hog.
+ * Until the next credit, or a spent probe wakes us. Patching text costs
+ * milliseconds under TCG (each patch waits for every CPU): a rate the
+ * machine cannot patch for must not turn a real-time thread into a CPU
+ * hog, so after a round that worked longer than the wait, arming pauses
+ * as long; retiring does not: a spent probe traps on every pass until it
+ * is out.
  */
 static void kc_armer_sleep(u64 worked)
 {
@@ -229,15 +233,18 @@ static void kc_armer_sleep(u64 worked)
 	wait = clamp_t(u64, wait, 200 * NSEC_PER_USEC,
 		       KC_ARMER_IDLE_MS * NSEC_PER_MSEC);
 	if (worked > wait) {
-		/* not interruptible: a spent probe waits for this one */
 		kc_busy_ns += worked;
-		usleep_range(div_u64(worked, NSEC_PER_USEC),
-			     div_u64(worked, NSEC_PER_USEC) + 100);
-		return;
+		wait = worked;
+		kc_arm_after_ns = ktime_get_ns() + worked;
 	}
 	t = ns_to_ktime(wait);
 	set_current_state(TASK_INTERRUPTIBLE);
-	if (!kthread_should_stop())
+	/*
+	 * A hit while the round ran found us running: its wake-up was a
+	 * no-op. After set_current_state() a later one wakes us; this sees
+	 * the earlier ones (the hit's cmpxchg is ordered before its wake).
+	 */
+	if (!kthread_should_stop() && !kc_pool_spent_any())
 		schedule_hrtimeout_range(&t, wait / 4, HRTIMER_MODE_REL);
 	__set_current_state(TASK_RUNNING);
 }
@@ -316,6 +323,7 @@ void kc_sampler_start(void)
 	struct task_struct *t;
 
 	kc_last_ns = ktime_get_ns();
+	kc_arm_after_ns = 0;
 	/* the first breakpoint at once, not a period after enabling */
 	kc_credit_ns = NSEC_PER_SEC;
 	kc_register_ns = 0;

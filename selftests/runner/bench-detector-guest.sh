@@ -95,7 +95,7 @@ for rate in ${BENCH_RATES:-5 20 100 1000}; do
 		"$(echo "$hits / ($fired + 0.000001)" | bc -l)" \
 		"$off" "$on" "$(echo "$on / $off" | bc -l)"
 done
-grep -E "^(armed_expired|arms|register_us_mean|enable_us_mean|retire_us_mean|probes_repoked) " \
+grep -E "^(armed_expired|arms|register_us_mean|enable_us_mean|retire_us_mean|spent_wait_us_mean|spent_life_us_mean|probes_repoked) " \
 	$sys/stats | tr '\n' ' '
 echo
 
