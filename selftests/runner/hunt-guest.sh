@@ -37,7 +37,7 @@ fi
 # under TCG, and "report -V" marks its reports afterwards anyway
 image_globs=""
 set -f	# the specs are globs for the kernel, not for this directory
-for spec in ${targets//,/ }; do
+for spec in $(echo "$targets" | tr , " "); do
 	case $spec in
 	all | vmlinux) image_globs=whole; break ;;
 	-* | *:*) ;;
