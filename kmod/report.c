@@ -177,12 +177,57 @@ static bool kc_func_bounds(unsigned long ip, unsigned long *start,
 	return true;
 }
 
+static bool kc_ranges_meet(u64 a, unsigned int alen, unsigned long b,
+			   unsigned int blen)
+{
+	return a < b + blen && b < a + alen;
+}
+
+/*
+ * A string instruction's registers after the trap point past the element
+ * it accessed: a data breakpoint is reported after the iteration that hit
+ * it, with rdi/rsi already stepped, up (DF clear) or down (DF set; the
+ * flags are not saved, so both are tried). The element that meets the
+ * watch is the access; with none, the first candidate stands, and the
+ * trap is outside the field.
+ */
+static void kc_string_address(struct kc_side *a, const struct kc_insn *insn,
+			      const struct kc_regs *regs, unsigned long watch,
+			      unsigned int watch_len)
+{
+	u64 cand[4];
+	unsigned int n = 0, i, size = insn->mem[0].size;
+
+	if (!size)
+		return;
+	for (i = 0; i < insn->nmem; i++) {
+		const struct kc_mem_operand *m = &insn->mem[i];
+
+		if (m->addr_size != 8 || m->seg == KC_SEG_FS ||
+		    m->seg == KC_SEG_GS)
+			return;
+		cand[n++] = regs->gpr[m->base] - size;
+		cand[n++] = regs->gpr[m->base] + size;
+	}
+	if (!n)
+		return;
+	a->addr = cand[0];
+	for (i = 0; i < n; i++) {
+		if (kc_ranges_meet(cand[i], size, watch, watch_len)) {
+			a->addr = cand[i];
+			break;
+		}
+	}
+	a->has_addr = true;
+}
+
 /*
  * Where the racer's instruction accessed, from its registers after it ran:
  * unknown when it changed a register its address is made of.
  */
 static void kc_racer_address(struct kc_side *a, const struct kc_insn *insn,
-			     const struct kc_regs *regs)
+			     const struct kc_regs *regs, unsigned long watch,
+			     unsigned int watch_len)
 {
 	const struct kc_mem_operand *m = &insn->mem[0];
 	bool reg_written = insn->has_modrm && m->access != KC_ACC_WRITE &&
@@ -190,7 +235,11 @@ static void kc_racer_address(struct kc_side *a, const struct kc_insn *insn,
 	struct kc_regs r = *regs;
 	u64 ea;
 
-	if (!(insn->flags & KC_INSN_MEM) || (insn->flags & KC_INSN_STRING) ||
+	if ((insn->flags & KC_INSN_MEM) && (insn->flags & KC_INSN_STRING)) {
+		kc_string_address(a, insn, regs, watch, watch_len);
+		return;
+	}
+	if (!(insn->flags & KC_INSN_MEM) ||
 	    insn->op == KC_OP_PUSH || insn->op == KC_OP_POP || reg_written)
 		return;
 	r.ip = a->ip;
@@ -223,7 +272,7 @@ static bool kc_string_trapped(const struct kc_insn *prev,
 	if (!(at->flags & (KC_INSN_REP | KC_INSN_REPNE)) || !regs ||
 	    !regs->gpr[KC_REG_RCX])
 		return false;
-	kc_racer_address(&s, prev, regs);
+	kc_racer_address(&s, prev, regs, watch, watch_len);
 	if (!s.has_addr || !watch_len)
 		return false;
 	len = prev->mem[0].size ? min_t(unsigned int, prev->mem[0].size, 64) : 1;
@@ -284,7 +333,7 @@ void kc_decode_racer(struct kc_side *a, const struct kc_regs *regs,
 	a->dest_reg = a->access == KC_ACC_READ && last.op == KC_OP_MOV &&
 		      last.has_modrm ? last.reg : 0xff;
 	if (regs)
-		kc_racer_address(a, &last, regs);
+		kc_racer_address(a, &last, regs, watch, watch_len);
 out:
 	kvfree(code);
 }
@@ -424,9 +473,12 @@ static void kc_out_tool_lines(const struct kc_report *r, u64 seq,
 		kc_out("%s%s: ip=0x%lx trap_ip=0x%lx ", KC_REPORT_TOOL_LINE,
 		       KC_REPORT_KEY_RACER, x->ip, x->trap_ip);
 		kc_out_sym(x->ip, true);
-		kc_out(" op=%s access=%s size=%u locked=%d\n",
+		kc_out(" op=%s access=%s size=%u locked=%d",
 		       kc_op_name(x->op), kc_access_name(x, r->watch_rw),
 		       x->size, x->locked);
+		if (x->has_addr)
+			kc_out(" addr=0x%lx", x->addr);
+		kc_out("\n");
 	} else {
 		kc_out("%s%s: unknown\n", KC_REPORT_TOOL_LINE,
 		       KC_REPORT_KEY_RACER);

@@ -27,7 +27,7 @@
  * value changed: 0x00000005 -> 0x00000004
  *
  * kcollider: sampled: ip=0xffffffffc0a0000c sym=kc_r1_inc+0xc/0x30 mod=kc_planted op=add access=read-write size=4
- * kcollider: racer: ip=0xffffffffc0a0010e trap_ip=0xffffffffc0a00112 sym=kc_r1_dec+0xe/0x30 mod=kc_planted op=sub access=read-write size=4
+ * kcollider: racer: ip=0xffffffffc0a0010e trap_ip=0xffffffffc0a00112 sym=kc_r1_dec+0xe/0x30 mod=kc_planted op=sub access=read-write size=4 locked=0 addr=0xffffffffc0a02010
  * kcollider: watch: addr=0xffffffffc0a02010 len=4 type=rw window_us=812 armed=4/4
  * kcollider: context: racer=task racer_irqs=on sampled=task sampled_irqs=on
  * kcollider: object: global sym=kc_r1_count+0x0/0x4 mod=kc_planted
@@ -41,8 +41,10 @@
  * Rules:
  * - First access block: the racer, caught by the watchpoint. Its stack is
  *   unwound from the trap, so its top frame is the instruction AFTER the
- *   access; the "racer:" line gives the access itself (ip=) and the trap
- *   ip. Second block: the sampled access; its top frame IS the access.
+ *   access; the "racer:" line gives the access itself (ip=), the trap
+ *   ip and, when its registers tell, the address it accessed (addr=; a
+ *   string instruction's element, read from rdi/rsi after the trap).
+ *   Second block: the sampled access; its top frame IS the access.
  * - Header: the two functions of the accesses, without offsets, sorted as
  *   strings (the pair is the dedup key, as in syzbot titles).
  * - "by task PID" or "by interrupt" (hardirq, softirq or NMI-like); the

@@ -553,6 +553,34 @@ TEST_F_TIMEOUT(scenario, r19_u32_crossing_8_byte_boundary_watched, 180)
 		TH_LOG("%s", reports[0]);
 }
 
+/*
+ * R23: a REP STOS clears the record under the reader. Its trap comes
+ * after the iteration that wrote the field, with rdi past it: the racer's
+ * address comes from there and is the field's, so the racer is kept.
+ */
+TEST_F_TIMEOUT(scenario, r23_rep_stos_racer_addressed_from_rdi, 180)
+{
+	static const char * const title[] = {
+		"data-race in kc_r23_clear / kc_r23_read_seq", NULL,
+	};
+	static const struct expect w = { "kc_r23_clear", "write", 8 };
+	static const struct expect r = { "kc_r23_read_seq", "read", 8 };
+	char word[64], want[96];
+	unsigned long addr;
+
+	ASSERT_TRUE(planted_fact("r23_seq", word, sizeof(word)));
+	addr = strtoul(word, NULL, 16);
+	ASSERT_EQ(0, target("kc_r23_read_seq"));
+	ASSERT_EQ(0, kc_enable());
+	ASSERT_TRUE(run_until("r23", title))
+		TH_LOG("no R23 report; log:\n%.3000s", read_reports());
+	ASSERT_SIDES(reports[0], &w, &r);
+	ASSERT_NE(NULL, strstr(reports[0], " op=string access=write size=8 "))
+		TH_LOG("%s", reports[0]);
+	snprintf(want, sizeof(want), " locked=0 addr=0x%lx\n", addr);
+	ASSERT_NE(NULL, strstr(reports[0], want)) TH_LOG("%s", reports[0]);
+}
+
 TEST_F_TIMEOUT(scenario, r12_and_not_a_vs_or_b_rmw, 120)
 {
 	static const char * const title[] = {
