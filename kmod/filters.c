@@ -468,24 +468,50 @@ static bool kc_is_marked_atomic(const struct kc_report *r)
 }
 
 /*
+ * KCSAN's default (CONFIG_KCSAN_ASSUME_PLAIN_WRITES_ATOMIC=y) takes a
+ * plain aligned write of up to 8 bytes as atomic: against a marked access
+ * @other, what stays plain of access @a (at @addr, @size bytes) is its
+ * read, a race only with a write. So percpu_counter_read()'s READ_ONCE()
+ * against the locked "fbc->count += count" is no race to KCSAN built with
+ * GCC, which instruments the += as a read and a write.
+ */
+static bool kc_plain_write_atomic(const struct kc_side *a, unsigned long addr,
+				  unsigned int size, const struct kc_side *other)
+{
+	/* a string instruction is memset()/memcpy(): a range to KCSAN */
+	if ((a->access & KC_ACC_WRITE) &&
+	    (a->locked || a->op == KC_OP_STRING || !size || size > 8 ||
+	     (addr & (size - 1))))
+		return false;
+	return !((a->access & KC_ACC_READ) && (other->access & KC_ACC_WRITE));
+}
+
+/*
  * KCSAN's rule, on what the source says ("kcollider mark"): no race when
- * both accesses are marked, or either is in data_race(). A one-sided
- * report (a value changed under the sampled access, its writer unseen)
- * on a marked access is none either: KCSAN only watches plain ones, and
- * a plain writer is caught when it is sampled itself.
+ * both accesses are marked, or either is in data_race(), or one is marked
+ * and the other a plain aligned word write (above). A one-sided report (a
+ * value changed under the sampled access, its writer unseen) on a marked
+ * access is none either: KCSAN only watches plain ones, and a plain
+ * writer is caught when it is sampled itself.
  */
 static bool kc_is_marked_by_source(const struct kc_report *r)
 {
-	int sampled = kc_marks_kind_at(r->sampled.ip), racer;
+	const struct kc_side *s = &r->sampled, *x = &r->racer;
+	int sampled = kc_marks_kind_at(s->ip), racer;
 
 	if (sampled == KC_MARKS_DATA_RACE)
 		return true;
 	if (!r->has_racer)
 		return sampled == KC_MARKS_MARKED;
-	racer = kc_marks_kind_at(r->racer.ip);
+	racer = kc_marks_kind_at(x->ip);
 	if (racer == KC_MARKS_DATA_RACE)
 		return true;
-	return sampled == KC_MARKS_MARKED && racer == KC_MARKS_MARKED;
+	if (sampled == KC_MARKS_MARKED && racer == KC_MARKS_MARKED)
+		return true;
+	if (sampled == KC_MARKS_MARKED)
+		return x->has_addr && kc_plain_write_atomic(x, x->addr, x->size, s);
+	return racer == KC_MARKS_MARKED &&
+	       kc_plain_write_atomic(s, r->addr, r->size, x);
 }
 
 /*

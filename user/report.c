@@ -61,6 +61,7 @@ struct pair_marks {
 	bool have, silent;
 	int n;			/* 1 for a one-sided report */
 	struct kc_mark m[2];
+	const char *why_silent;
 };
 
 static enum race_kind race_kind(const struct kc_report *r,
@@ -196,6 +197,39 @@ static void btf_out(struct report_ctx *c, const struct kc_report *r,
 	kc_btf_field_free(&f);
 }
 
+static const char *role_of(const struct kc_report *r, int i)
+{
+	return i == kc_report_racer(r) ? "racer" : "sampled";
+}
+
+/*
+ * KCSAN's default (CONFIG_KCSAN_ASSUME_PLAIN_WRITES_ATOMIC=y): a plain
+ * aligned write of up to 8 bytes is atomic, so against marked access
+ * @other only the read of @a stays plain, a race only with a write (the
+ * module's marked filter applies the same rule).
+ */
+static bool plain_write_atomic(const struct kc_report *r, int i,
+			       const struct kc_access *other)
+{
+	const struct kc_access *a = &r->acc[i];
+	bool reads = a->type == KC_ACC_TYPE_READ ||
+		     a->type == KC_ACC_TYPE_READ_WRITE;
+	bool writes = a->type == KC_ACC_TYPE_WRITE ||
+		      a->type == KC_ACC_TYPE_READ_WRITE;
+	const struct kc_tool_line *t = kc_report_tool_line(r, role_of(r, i));
+	const char *locked = t ? kc_tool_line_get(t, "locked") : NULL;
+	const char *op = t ? kc_tool_line_get(t, "op") : NULL;
+
+	/* a string instruction is memset()/memcpy(): a range to KCSAN */
+	if (a->type == KC_ACC_TYPE_UNKNOWN || (locked && strcmp(locked, "0")) ||
+	    (op && !strcmp(op, "string")))
+		return false;
+	if (writes && (!a->size || a->size > 8 || a->addr % a->size))
+		return false;
+	return !(reads && (other->type == KC_ACC_TYPE_WRITE ||
+			   other->type == KC_ACC_TYPE_READ_WRITE));
+}
+
 static void mark_report(struct report_ctx *c, const struct kc_report *r,
 			struct pair_marks *pm)
 {
@@ -231,11 +265,19 @@ static void mark_report(struct report_ctx *c, const struct kc_report *r,
 			     pm->m[0].kind == KC_MARK_DATA_RACE;
 	else
 		pm->silent = kc_marking_silent(&pm->m[0], &pm->m[1]);
-}
-
-static const char *role_of(const struct kc_report *r, int i)
-{
-	return i == kc_report_racer(r) ? "racer" : "sampled";
+	if (pm->silent) {
+		pm->why_silent = pm->n == 1 ? "the access is marked" :
+				 pm->m[0].kind == KC_MARK_DATA_RACE ||
+				 pm->m[1].kind == KC_MARK_DATA_RACE ?
+				 "inside data_race()" : "both accesses are marked";
+		return;
+	}
+	for (i = 0; pm->n == 2 && i < 2 && !pm->silent; i++)
+		pm->silent = pm->m[!i].kind == KC_MARK_MARKED &&
+			     pm->m[i].kind == KC_MARK_PLAIN &&
+			     plain_write_atomic(r, i, &r->acc[!i]);
+	if (pm->silent)
+		pm->why_silent = "one access is marked, the other a plain aligned word write (atomic to KCSAN)";
 }
 
 static void marking_text(const struct kc_report *r, const struct pair_marks *pm)
@@ -256,10 +298,7 @@ static void marking_text(const struct kc_report *r, const struct pair_marks *pm)
 	putchar('\n');
 	if (pm->silent)
 		printf("  verdict  benign filter=marked: %s (KCSAN would not report it)\n",
-		       pm->n == 1 ? "the access is marked" :
-		       pm->m[0].kind == KC_MARK_DATA_RACE ||
-		       pm->m[1].kind == KC_MARK_DATA_RACE ?
-		       "inside data_race()" : "both accesses are marked");
+		       pm->why_silent);
 }
 
 static void marking_json(struct json *j, const struct kc_report *r,

@@ -909,6 +909,44 @@ static void kc_r19_reader(void)
 }
 
 /*
+ * ---- R23: a record cleared by REP STOS under a reader ----
+ * The clearer's trap comes after the iteration that wrote the field,
+ * rdi already past it: the racer's address is computed from there.
+ */
+struct kc_r23_rec {
+	u64 head[3];
+	u64 seq;
+	u64 tail[4];
+};
+
+struct kc_r23_rec kc_r23_rec __aligned(64);
+
+noinline void kc_r23_clear(void)
+{
+	void *dst = &kc_r23_rec;
+	unsigned long n = sizeof(kc_r23_rec) / sizeof(u64);
+
+	asm volatile("rep stosq" : "+D" (dst), "+c" (n) : "a" (0UL)
+		     : "memory");
+}
+
+noinline u64 kc_r23_read_seq(void)
+{
+	return kc_r23_rec.seq;
+}
+
+static void kc_r23_clearer(void)
+{
+	kc_r23_clear();
+	udelay(5);
+}
+
+static void kc_r23_reader(void)
+{
+	WRITE_ONCE(kc_sink, kc_r23_read_seq());
+}
+
+/*
  * ---- B4: one statistics counter bumped by two functions ----
  * Two `add $1` sites of the same width: a lossy counter all the same.
  * tx touches the sink too, so the compiler cannot fold the two.
@@ -1009,6 +1047,51 @@ static void kc_n9_owner(void)
 	batch[0] = o;
 	kmem_cache_free_bulk(kc_n9_cache, 1, batch);
 	atomic_long_inc(&kc_n9_bulk_frees);
+}
+
+/*
+ * ---- N13 and R24: an approximate count, as percpu_counter_read() ----
+ * The writer adds under a spinlock with a plain "+="; N13's reader takes
+ * it locklessly with READ_ONCE(). KCSAN's default (ASSUME_PLAIN_WRITES_
+ * ATOMIC) takes the aligned 8-byte write as atomic, and the +='s read
+ * races only with writes: no race. R24 reads it plain: a race.
+ */
+static DEFINE_SPINLOCK(kc_n13_lock);
+s64 kc_n13_count;
+
+noinline void kc_n13_add(s64 d)
+{
+	spin_lock(&kc_n13_lock);
+	kc_n13_count += d;
+	spin_unlock(&kc_n13_lock);
+}
+
+noinline s64 kc_n13_read(void)
+{
+	return READ_ONCE(kc_n13_count);
+}
+
+noinline s64 kc_r24_read_plain(void)
+{
+	return kc_n13_count;
+}
+
+static void kc_n13_adder(void)
+{
+	static s64 n;
+
+	kc_n13_add(++n & 7);
+	udelay(5);
+}
+
+static void kc_n13_reader(void)
+{
+	WRITE_ONCE(kc_sink, (int)kc_n13_read());
+}
+
+static void kc_r24_reader(void)
+{
+	WRITE_ONCE(kc_sink, (int)kc_r24_read_plain());
 }
 
 /*
@@ -1278,6 +1361,9 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "n12", { kc_n12_writer, kc_n12_reader }, { 0, 1 } },
 	{ "r22", { kc_r22_writer, kc_r22_reader }, { 0, 1 } },
 	{ "b6", { kc_b6_owner, kc_b6_waiter }, { 0, 1 } },
+	{ "r23", { kc_r23_clearer, kc_r23_reader }, { 0, 1 } },
+	{ "n13", { kc_n13_adder, kc_n13_reader }, { 0, 1 } },
+	{ "r24", { kc_n13_adder, kc_r24_reader }, { 0, 1 } },
 };
 
 /* Sleeps @ms, or less when the writer is signalled; -EINTR then. */
@@ -1382,6 +1468,7 @@ static const struct {
 	{ "r17_count", &kc_r17_count },
 	{ "r18_len", &kc_r18_hdr.len },
 	{ "r19_seq", &kc_r19_rec.seq },
+	{ "r23_seq", &kc_r23_rec.seq },
 	{ "b4_stat", &kc_b4_stat },
 };
 

@@ -66,6 +66,9 @@ declare -A funcs=(
 	[r20]="kc_r20_set_stop kc_r20_should_stop_plain"
 	[r21]="kc_r21_publish kc_r21_observe_plain"
 	[r22]="kc_r22_note kc_r22_peek"
+	[r23]="kc_r23_read_seq"
+	[n13]="kc_n13_add kc_n13_read"
+	[r24]="kc_n13_add kc_r24_read_plain"
 	# the LOCK'd sides are never sampled: the plain side is the target
 	[m1]="kc_m1_plain_read"
 	[m2]="kc_m2_plain_store"

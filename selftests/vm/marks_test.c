@@ -2,9 +2,10 @@
 /*
  * In-VM: marked accesses, which the binary cannot tell from plain ones.
  * N10 (READ_ONCE() flag vs WRITE_ONCE()), N11 (smp_load_acquire() vs
- * smp_store_release()) and N12 (data_race() read vs a plain store) are
- * plain movs like their counterparts R20-R22, which keep one plain side
- * each (R22 is N12 without data_race()). After "kcollider mark" read the
+ * smp_store_release()), N12 (data_race() read vs a plain store) and N13
+ * (READ_ONCE() vs a plain aligned word write, atomic to KCSAN) are
+ * plain movs like their counterparts R20-R22 and R24, which keep one
+ * plain side each (R22 is N12 without data_race(), R24 N13's plain read). After "kcollider mark" read the
  * planted module's DWARF and source, the module prints the N scenarios as
  * "benign: filter=marked" lines and never a report naming both sides, and
  * the R scenarios as harmful reports; without it, "kcollider report -M"
@@ -157,6 +158,21 @@ TEST_F_TIMEOUT(marking, r21_release_vs_plain_read_stays_harmful, 150)
 TEST_F_TIMEOUT(marking, r22_plain_read_vs_plain_store_stays_harmful, 150)
 {
 	expect_harmful(_metadata, "r22", "kc_r22_note", "kc_r22_peek");
+}
+
+/*
+ * N13, percpu_counter's pattern: READ_ONCE() against a plain "+=" under
+ * a lock, no race to KCSAN (it takes the aligned word write as atomic);
+ * R24 reads the same count plain, a race.
+ */
+TEST_F_TIMEOUT(marking, n13_read_once_vs_locked_plain_add_is_marked, 150)
+{
+	expect_marked(_metadata, "n13", "kc_n13_add", "kc_n13_read");
+}
+
+TEST_F_TIMEOUT(marking, r24_plain_read_vs_locked_plain_add_stays_harmful, 150)
+{
+	expect_harmful(_metadata, "r24", "kc_n13_add", "kc_r24_read_plain");
 }
 
 /*
