@@ -16,7 +16,7 @@ hot_funcs="pipe_read pipe_write vfs_read vfs_write ksys_read ksys_write
 stat() { awk -v k="$1" '$1 == k { print $2 }' $sys/stats; }
 now() { date +%s.%N; }
 workload() {
-	dd if=/dev/zero bs=64 count=100000 status=none | cat > /dev/null
+	dd if=/dev/zero bs=64 count=300000 status=none | cat > /dev/null
 }
 elapsed() {
 	local t0 t1
@@ -61,7 +61,7 @@ echo "sites=$(stat sites) hits=$(stat hits) fired=$(stat fired)" \
 	xargs printf '%.2f')"
 unload
 
-echo "## sampling rate, overhead (workload: dd bs=64 x 100000 | cat)"
+echo "## sampling rate, overhead (workload: dd bs=64 x 300000 | cat)"
 load
 for f in $hot_funcs; do echo "$f" > $sys/targets 2> /dev/null; done
 echo "targets: $(awk '{ print $1 }' $sys/targets | tr '\n' ' ')"
