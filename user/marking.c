@@ -412,31 +412,60 @@ static Dwfl_Module *open_file(struct dwarf_file *f)
 	return f->mod;
 }
 
-/* The address of @func in @mod (of size @size when it has duplicates). */
-static bool find_func(Dwfl_Module *mod, const char *func, uint64_t size,
-		      GElf_Addr *out)
-{
-	int i, n = dwfl_module_getsymtab(mod);
-	bool found = false;
+/*
+ * Calls @fn for each function symbol of @mod (name, size, address) until
+ * it returns nonzero; returns that, or 0.
+ */
+typedef int (*func_cb)(const char *name, uint64_t size, GElf_Addr addr,
+		       void *data);
 
-	for (i = 1; i < n; i++) {
+static int each_func(Dwfl_Module *mod, func_cb fn, void *data)
+{
+	int i, ret = 0, n = dwfl_module_getsymtab(mod);
+
+	for (i = 1; i < n && !ret; i++) {
 		const char *name;
 		GElf_Sym sym;
 		GElf_Addr addr;
 
 		name = dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL,
 					       NULL);
-		if (!name || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-		    strcmp(name, func))
-			continue;
-		if (!found || sym.st_size == size) {
-			*out = addr;
-			found = true;
-		}
-		if (sym.st_size == size)
-			break;
+		if (name && GELF_ST_TYPE(sym.st_info) == STT_FUNC)
+			ret = fn(name, sym.st_size, addr, data);
 	}
-	return found;
+	return ret;
+}
+
+struct func_query {
+	const char *name;
+	uint64_t size;
+	bool found;
+	GElf_Addr addr;
+};
+
+static int func_match(const char *name, uint64_t size, GElf_Addr addr,
+		      void *data)
+{
+	struct func_query *q = data;
+
+	if (strcmp(name, q->name))
+		return 0;
+	if (!q->found || size == q->size) {
+		q->addr = addr;
+		q->found = true;
+	}
+	return size == q->size;
+}
+
+/* The address of @func in @mod (of size @size when it has duplicates). */
+static bool find_func(Dwfl_Module *mod, const char *func, uint64_t size,
+		      GElf_Addr *out)
+{
+	struct func_query q = { .name = func, .size = size };
+
+	each_func(mod, func_match, &q);
+	*out = q.addr;
+	return q.found;
 }
 
 /* ---- sources ---- */
@@ -967,39 +996,46 @@ static int span_cmp(const void *a, const void *b)
 }
 
 /* The functions of @mod that @want takes, sorted; -errno. */
+struct span_list {
+	kc_mark_func_cb want;
+	void *data;
+	struct func_span *v;
+	size_t len, cap;
+};
+
+static int span_add(const char *name, uint64_t size, GElf_Addr addr,
+		    void *data)
+{
+	struct span_list *l = data;
+	struct func_span *t;
+
+	if (!size || !l->want(name, l->data))
+		return 0;
+	if (l->len == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 1024;
+		t = realloc(l->v, l->cap * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		l->v = t;
+	}
+	l->v[l->len].start = addr;
+	l->v[l->len++].end = addr + size;
+	return 0;
+}
+
 static int chosen_spans(Dwfl_Module *mod, kc_mark_func_cb want, void *data,
 			struct func_span **out, size_t *nout)
 {
-	int i, n = dwfl_module_getsymtab(mod);
-	struct func_span *v = NULL, *t;
-	size_t len = 0, cap = 0;
+	struct span_list l = { .want = want, .data = data };
 
-	for (i = 1; i < n; i++) {
-		const char *name;
-		GElf_Sym sym;
-		GElf_Addr addr;
-
-		name = dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL,
-					       NULL);
-		if (!name || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-		    !sym.st_size || !want(name, data))
-			continue;
-		if (len == cap) {
-			cap = cap ? 2 * cap : 1024;
-			t = realloc(v, cap * sizeof(*v));
-			if (!t) {
-				free(v);
-				return -ENOMEM;
-			}
-			v = t;
-		}
-		v[len].start = addr;
-		v[len++].end = addr + sym.st_size;
+	if (each_func(mod, span_add, &l)) {
+		free(l.v);
+		return -ENOMEM;
 	}
-	if (len)
-		qsort(v, len, sizeof(*v), span_cmp);
-	*out = v;
-	*nout = len;
+	if (l.len)
+		qsort(l.v, l.len, sizeof(*l.v), span_cmp);
+	*out = l.v;
+	*nout = l.len;
 	return 0;
 }
 

@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Guest side of compare-modules.sh: usage: compare-modules-guest.sh A.ko B.ko
+# For each rate, three rounds of: the workload with no module, then with
+# A, then with B, each loaded afresh on the same 14 pipe/VFS functions.
+set -u
+a=$1 b=$2
+sys=/sys/kernel/kcollider
+hot_funcs="pipe_read pipe_write vfs_read vfs_write ksys_read ksys_write
+	rw_verify_area copy_page_to_iter copy_page_from_iter __wake_up_common
+	anon_pipe_buf_release touch_atime file_update_time __fsnotify_parent"
+
+stat() { awk -v k="$1" '$1 == k { print $2 }' $sys/stats; }
+workload() {
+	dd if=/dev/zero bs=64 count=${COMPARE_DD_COUNT:-300000} status=none |
+		cat > /dev/null
+}
+elapsed() {
+	local t0
+	t0=$(date +%s.%N)
+	"$@"
+	echo "$(date +%s.%N) - $t0" | bc
+}
+
+workload
+for rate in ${COMPARE_RATES:-5 20 100 1000}; do
+	for round in 1 2 3; do
+		off=$(elapsed workload)
+		for m in a b; do
+			insmod "${!m}" || exit 1
+			echo "$rate" > $sys/sample_rate
+			for f in $hot_funcs; do
+				echo "$f" > $sys/targets 2> /dev/null
+			done
+			echo 1 > $sys/enabled
+			on=$(elapsed workload)
+			echo 0 > $sys/enabled
+			echo "rate $rate round $round module $m off $off on $on" \
+			     "fired $(stat fired) samples $(stat samples)" \
+			     "hits $(stat hits) stall_us $(stat stall_us)"
+			rmmod kcollider || exit 1
+		done
+	done
+done

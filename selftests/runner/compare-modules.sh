@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Two builds of kcollider.ko side by side in one VM boot, on the pipe
+# workload of bench-detector.sh: usage: compare-modules.sh A.ko B.ko
+# (e.g. main's module copied aside, then the working tree's). Off, A and B
+# alternate within each round, so the host's drift falls on all three.
+# Prints per rate and module the medians and the ratios; the raw lines go
+# to build/bench/compare-modules.txt. Environment as for check.sh
+# (VM_IMAGE, KREL, VM_CPUS); COMPARE_RATES, COMPARE_DD_COUNT.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD:-$top/build}
+[ $# -eq 2 ] || { echo "usage: $0 A.ko B.ko" >&2; exit 2; }
+for ko in "$1" "$2"; do
+	[ -f "$ko" ] || { echo "compare-modules: $ko: no such file" >&2; exit 2; }
+done
+a=$(realpath "$1") b=$(realpath "$2")
+mkdir -p "$build/bench"
+raw=$build/bench/compare-modules.txt
+"$top/selftests/runner/run-vm.sh" -o "$build/results/compare-modules" \
+	-k "${VM_IMAGE:-}" -r "${KREL:-}" -c "${VM_CPUS:-4}" \
+	-t "${VM_TIMEOUT:-2400}" -- \
+	env COMPARE_RATES="${COMPARE_RATES:-5 20 100 1000}" \
+	COMPARE_DD_COUNT="${COMPARE_DD_COUNT:-300000}" \
+	"$top/selftests/runner/compare-modules-guest.sh" "$a" "$b" > "$raw" ||
+	{ echo "compare-modules: the VM failed; see $raw" >&2; exit 1; }
+echo "A=$a"
+echo "B=$b"
+awk '
+function med(s,   n, v, i, j, t) {
+	n = split(s, v, " ")
+	for (i = 1; i <= n; i++)
+		for (j = i + 1; j <= n; j++)
+			if (v[j] + 0 < v[i] + 0) { t = v[i]; v[i] = v[j]; v[j] = t }
+	return v[int((n + 1) / 2)]
+}
+$1 == "rate" {
+	k = $2 " " $6
+	off[k] = off[k] " " $8; on[k] = on[k] " " $10
+	fired[k] += $12; samples[k] += $14; hits[k] += $16; stall[k] += $18
+	ton[k] += $10
+	if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
+}
+END {
+	printf "%-6s %-3s %8s %8s %9s %9s %12s %11s\n", "rate", "mod",
+	       "off_s", "on_s", "slowdown", "fired/s", "traps/sample",
+	       "stall_share"
+	for (i = 1; i <= nk; i++) {
+		k = keys[i]; split(k, p, " ")
+		printf "%-6s %-3s %8.3f %8.3f %8.2fx %9.1f %12.1f %11.3f\n",
+		       p[1], toupper(p[2]), med(off[k]), med(on[k]),
+		       med(on[k]) / med(off[k]), fired[k] / ton[k],
+		       hits[k] / (fired[k] ? fired[k] : 1),
+		       stall[k] / 1e6 / ton[k]
+	}
+}' "$raw"
