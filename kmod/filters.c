@@ -469,27 +469,28 @@ static bool kc_is_marked_atomic(const struct kc_report *r)
 
 /*
  * KCSAN's default (CONFIG_KCSAN_ASSUME_PLAIN_WRITES_ATOMIC=y) takes a
- * plain aligned write of up to 8 bytes as atomic: against a marked access
- * @other, what stays plain of access @a (at @addr, @size bytes) is its
- * read, a race only with a write. So percpu_counter_read()'s READ_ONCE()
- * against the locked "fbc->count += count" is no race to KCSAN built with
- * GCC, which instruments the += as a read and a write.
+ * plain aligned write of up to 8 bytes as atomic, so against a marked
+ * read @other, access @a (at @addr, @size bytes) races with nothing:
+ * percpu_counter_read()'s READ_ONCE() against the locked
+ * "fbc->count += count" is no race to KCSAN built with GCC, which
+ * instruments the += as a read and a write. Against a marked write the
+ * pair stays a race here (KCSAN would miss it): write/write races are
+ * ours to report.
  */
 static bool kc_plain_write_atomic(const struct kc_side *a, unsigned long addr,
 				  unsigned int size, const struct kc_side *other)
 {
-	/* a string instruction is memset()/memcpy(): a range to KCSAN */
-	if ((a->access & KC_ACC_WRITE) &&
-	    (a->locked || a->op == KC_OP_STRING || !size || size > 8 ||
-	     (addr & (size - 1))))
+	if (other->access != KC_ACC_READ || !(a->access & KC_ACC_WRITE))
 		return false;
-	return !((a->access & KC_ACC_READ) && (other->access & KC_ACC_WRITE));
+	/* a string instruction is memset()/memcpy(): a range to KCSAN */
+	return !a->locked && a->op != KC_OP_STRING && size && size <= 8 &&
+	       !(addr & (size - 1));
 }
 
 /*
  * KCSAN's rule, on what the source says ("kcollider mark"): no race when
- * both accesses are marked, or either is in data_race(), or one is marked
- * and the other a plain aligned word write (above). A one-sided report (a
+ * both accesses are marked, or either is in data_race(), or one is a
+ * marked read and the other a plain aligned word write (above). A one-sided report (a
  * value changed under the sampled access, its writer unseen) on a marked
  * access is none either: KCSAN only watches plain ones, and a plain
  * writer is caught when it is sampled itself.

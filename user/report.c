@@ -204,16 +204,15 @@ static const char *role_of(const struct kc_report *r, int i)
 
 /*
  * KCSAN's default (CONFIG_KCSAN_ASSUME_PLAIN_WRITES_ATOMIC=y): a plain
- * aligned write of up to 8 bytes is atomic, so against marked access
- * @other only the read of @a stays plain, a race only with a write (the
- * module's marked filter applies the same rule).
+ * aligned write of up to 8 bytes is atomic, so against a marked read
+ * @other it races with nothing. Against a marked write the pair stays a
+ * race: write/write races are ours to report (the module's marked filter
+ * applies the same rule).
  */
 static bool plain_write_atomic(const struct kc_report *r, int i,
 			       const struct kc_access *other)
 {
 	const struct kc_access *a = &r->acc[i];
-	bool reads = a->type == KC_ACC_TYPE_READ ||
-		     a->type == KC_ACC_TYPE_READ_WRITE;
 	bool writes = a->type == KC_ACC_TYPE_WRITE ||
 		      a->type == KC_ACC_TYPE_READ_WRITE;
 	const struct kc_tool_line *t = kc_report_tool_line(r, role_of(r, i));
@@ -224,10 +223,8 @@ static bool plain_write_atomic(const struct kc_report *r, int i,
 	if (a->type == KC_ACC_TYPE_UNKNOWN || (locked && strcmp(locked, "0")) ||
 	    (op && !strcmp(op, "string")))
 		return false;
-	if (writes && (!a->size || a->size > 8 || a->addr % a->size))
-		return false;
-	return !(reads && (other->type == KC_ACC_TYPE_WRITE ||
-			   other->type == KC_ACC_TYPE_READ_WRITE));
+	return writes && other->type == KC_ACC_TYPE_READ && a->size &&
+	       a->size <= 8 && !(a->addr % a->size);
 }
 
 static void mark_report(struct report_ctx *c, const struct kc_report *r,
@@ -277,7 +274,7 @@ static void mark_report(struct report_ctx *c, const struct kc_report *r,
 			     pm->m[i].kind == KC_MARK_PLAIN &&
 			     plain_write_atomic(r, i, &r->acc[!i]);
 	if (pm->silent)
-		pm->why_silent = "one access is marked, the other a plain aligned word write (atomic to KCSAN)";
+		pm->why_silent = "a marked read against a plain aligned word write (atomic to KCSAN)";
 }
 
 static void marking_text(const struct kc_report *r, const struct pair_marks *pm)
