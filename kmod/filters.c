@@ -490,10 +490,10 @@ static bool kc_plain_write_atomic(const struct kc_side *a, unsigned long addr,
 /*
  * KCSAN's rule, on what the source says ("kcollider mark"): no race when
  * both accesses are marked, or either is in data_race(), or one is a
- * marked read and the other a plain aligned word write (above). A one-sided report (a
- * value changed under the sampled access, its writer unseen) on a marked
- * access is none either: KCSAN only watches plain ones, and a plain
- * writer is caught when it is sampled itself.
+ * marked read and the other a plain aligned word write (above). A
+ * one-sided report (a value changed under the sampled access, its writer
+ * unseen) on a marked access is none either: KCSAN only watches plain
+ * ones, and a plain writer is caught when it is sampled itself.
  */
 static bool kc_is_marked_by_source(const struct kc_report *r)
 {

@@ -490,12 +490,7 @@ unsigned int kc_pool_armed(void)
 /* Lock-free: the armer's last look before it sleeps. */
 bool kc_pool_spent_any(void)
 {
-	int i;
-
-	for (i = 0; i < KC_POOL_SIZE; i++)
-		if (kc_probe_state(&kc_probes[i]) == KC_PROBE_SPENT)
-			return true;
-	return false;
+	return kc_pool_count(KC_PROBE_SPENT);
 }
 
 unsigned int kc_pool_reserve(void)

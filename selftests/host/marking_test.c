@@ -103,6 +103,24 @@ TEST(line_scanner_by_column)
 	EXPECT_STREQ("WRITE_ONCE", kc_marker_in_line("\tWRITE_ONCE(p->x,", 15, &k));
 }
 
+/*
+ * Report @n has @has and, with @verdict, that verdict text; without, no
+ * verdict at all.
+ */
+static void check_report(struct __test_metadata *_metadata, int n,
+			 const char *has, const char *verdict)
+{
+	const char *r = report_n(n);
+
+	ASSERT_NE(NULL, r) TH_LOG("no report #%d in:\n%s", n, out);
+	EXPECT_NE(NULL, strstr(r, has)) TH_LOG("%s", r);
+	if (verdict) {
+		EXPECT_NE(NULL, strstr(r, verdict)) TH_LOG("%s", r);
+	} else {
+		EXPECT_EQ(NULL, strstr(r, "verdict")) TH_LOG("%s", r);
+	}
+}
+
 TEST(pairs_from_the_source)
 {
 	char *r;
@@ -141,30 +159,19 @@ TEST(pairs_from_the_source)
 	EXPECT_NE(NULL, strstr(r, "racer=unknown (no fx_absent.ko")) TH_LOG("%s", r);
 	EXPECT_EQ(NULL, strstr(r, "verdict")) TH_LOG("%s", r);
 
-	r = report_n(6);	/* KCSAN's frames: after the __tsan call */
-	ASSERT_NE(NULL, r);
-	EXPECT_NE(NULL, strstr(r, "sampled=READ_ONCE")) TH_LOG("%s", r);
-	EXPECT_NE(NULL, strstr(r, "verdict  benign filter=marked")) TH_LOG("%s", r);
+	/* KCSAN's frames: after the __tsan call */
+	check_report(_metadata, 6, "sampled=READ_ONCE",
+		     "verdict  benign filter=marked");
 
 	/* one-sided: KCSAN never watches a marked access, only plain ones */
-	r = report_n(7);
-	ASSERT_NE(NULL, r);
-	EXPECT_NE(NULL, strstr(r, "marking  sampled=READ_ONCE")) TH_LOG("%s", r);
-	EXPECT_NE(NULL, strstr(r, "benign filter=marked: the access is marked")) TH_LOG("%s", r);
-	r = report_n(8);
-	ASSERT_NE(NULL, r);
-	EXPECT_NE(NULL, strstr(r, "marking  sampled=plain")) TH_LOG("%s", r);
-	EXPECT_EQ(NULL, strstr(r, "verdict")) TH_LOG("%s", r);
+	check_report(_metadata, 7, "marking  sampled=READ_ONCE",
+		     "benign filter=marked: the access is marked");
+	check_report(_metadata, 8, "marking  sampled=plain", NULL);
 
 	/* "fx_total += READ_ONCE(fx_flag);": the load is marked, the add not */
-	r = report_n(9);
-	ASSERT_NE(NULL, r);
-	EXPECT_NE(NULL, strstr(r, "marking  sampled=READ_ONCE")) TH_LOG("%s", r);
-	EXPECT_NE(NULL, strstr(r, "benign filter=marked")) TH_LOG("%s", r);
-	r = report_n(10);
-	ASSERT_NE(NULL, r);
-	EXPECT_NE(NULL, strstr(r, "marking  sampled=plain")) TH_LOG("%s", r);
-	EXPECT_EQ(NULL, strstr(r, "verdict")) TH_LOG("%s", r);
+	check_report(_metadata, 9, "marking  sampled=READ_ONCE",
+		     "benign filter=marked");
+	check_report(_metadata, 10, "marking  sampled=plain", NULL);
 
 	/*
 	 * READ_ONCE vs a plain aligned 4-byte store: KCSAN takes the store
@@ -172,21 +179,11 @@ TEST(pairs_from_the_source)
 	 * The plain read against WRITE_ONCE (#2) stays a race, and so does a
 	 * plain store against WRITE_ONCE (#13): KCSAN hides that one.
 	 */
-	r = report_n(11);
-	ASSERT_NE(NULL, r);
-	EXPECT_NE(NULL, strstr(r, "racer=plain (fxmark.c:")) TH_LOG("%s", r);
-	EXPECT_NE(NULL, strstr(r, "benign filter=marked: a marked read against a plain aligned word write"))
-		TH_LOG("%s", r);
-	r = report_n(12);
-	ASSERT_NE(NULL, r);
-	EXPECT_NE(NULL, strstr(r, "racer=plain (fxmark.c:")) TH_LOG("%s", r);
-	EXPECT_EQ(NULL, strstr(r, "verdict")) TH_LOG("%s", r);
-	/* WRITE_ONCE vs a plain store: a write/write race, ours to report */
-	r = report_n(13);
-	ASSERT_NE(NULL, r);
-	EXPECT_NE(NULL, strstr(r, "racer=WRITE_ONCE (fxmark.c:")) TH_LOG("%s", r);
-	EXPECT_NE(NULL, strstr(r, "sampled=plain (fxmark.c:")) TH_LOG("%s", r);
-	EXPECT_EQ(NULL, strstr(r, "verdict")) TH_LOG("%s", r);
+	check_report(_metadata, 11, "racer=plain (fxmark.c:",
+		     "benign filter=marked: a marked read against a plain aligned word write");
+	check_report(_metadata, 12, "racer=plain (fxmark.c:", NULL);
+	check_report(_metadata, 13, "racer=WRITE_ONCE (fxmark.c:", NULL);
+	check_report(_metadata, 13, "sampled=plain (fxmark.c:", NULL);
 }
 
 TEST(json_verdict_and_group_rank)
