@@ -12,7 +12,9 @@
  * Memory reuse is different: a watch on memory freed while the window was
  * open is dropped before it becomes a report (the LARD lesson), so it is
  * decided in the stall, from hooks on kfree(), kmem_cache_free() and the
- * bulk frees.
+ * bulk frees. Not for SLAB_TYPESAFE_BY_RCU caches: there a reader may meet
+ * its object freed and reused by design, and the new owner's accesses
+ * under it are the races to report.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -148,6 +148,8 @@ struct kc_report {
 	unsigned long obj_start;
 	unsigned int obj_offset;
 	unsigned int obj_size;
+	bool obj_typesafe;		/* SLAB_TYPESAFE_BY_RCU: reuse is no free */
+	bool obj_freed;			/* freed (and maybe reused) in the window */
 	bool idempotent;		/* a write of the value already there */
 	bool values_valid;		/* old/new read while fully watched */
 	/*

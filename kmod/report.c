@@ -567,6 +567,7 @@ static void kc_describe_slab(struct kc_report *r, struct page *head)
 	r->obj_start = base + idx * s->size + s->red_left_pad;
 	r->obj_offset = r->addr - r->obj_start;
 	r->obj_size = s->object_size;
+	r->obj_typesafe = s->flags & SLAB_TYPESAFE_BY_RCU;
 	strscpy(r->obj_cache, s->name, sizeof(r->obj_cache));
 	r->obj_kind = KC_OBJ_SLAB;
 }
@@ -615,9 +616,11 @@ static void kc_out_object(const struct kc_report *r)
 		kc_out("\n");
 		break;
 	case KC_OBJ_SLAB:
-		kc_out("slab cache=%s start=0x%lx offset=%u size=%u\n",
+		kc_out("slab cache=%s start=0x%lx offset=%u size=%u%s%s\n",
 		       r->obj_cache[0] ? r->obj_cache : "?", r->obj_start,
-		       r->obj_offset, r->obj_size);
+		       r->obj_offset, r->obj_size,
+		       r->obj_typesafe ? " typesafe_by_rcu=1" : "",
+		       r->obj_freed ? " freed_in_window=1" : "");
 		break;
 	case KC_OBJ_KFENCE:
 		kc_out("kfence\n");

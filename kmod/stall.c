@@ -531,7 +531,14 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 	}
 
 	WRITE_ONCE(s->obj_start, 0);
-	if (atomic_read(&s->freed) && kc_filter_memory_reuse_on()) {
+	r->obj_freed = atomic_read(&s->freed);
+	/*
+	 * A SLAB_TYPESAFE_BY_RCU object may be freed and reused under a
+	 * reader: only its re-initialisation by the next owner can race
+	 * with the reader, and that race is real (KCSAN reports it too;
+	 * the free itself it exempts for such caches).
+	 */
+	if (r->obj_freed && !r->obj_typesafe && kc_filter_memory_reuse_on()) {
 		atomic_long_inc(&kc_filter_hits[KC_FILTER_MEMORY_REUSE]);
 		return;
 	}

@@ -714,10 +714,12 @@ noinline void kc_h1_step(void)
 /*
  * ---- R13-R15 (issue 14): the TSO verdicts, one function per thread ----
  * Each side's store and load are in one function, so the analysis needs
- * neither the caller nor the harness. READ_ONCE/WRITE_ONCE only stop the
- * compiler from reordering or merging the accesses; the CPU still may.
- * Each thread keeps what it read in a variable of its own (not kc_sink,
- * which both would write: a write/write race of its own).
+ * neither the caller nor the harness. The accesses are plain: these are
+ * data races (KCSAN reports them, and `kcollider mark` must not call them
+ * marked); barrier() only stops the compiler from swapping a store and a
+ * load of different globals, the CPU still may. Each thread keeps what it
+ * read in a variable of its own (not kc_sink, which both would write: a
+ * write/write race of its own).
  */
 int kc_r13_x, kc_r13_y, kc_r13_r0, kc_r13_r1;
 int kc_r14_x, kc_r14_y, kc_r14_r0, kc_r14_r1;
@@ -726,31 +728,33 @@ int kc_r15_x, kc_r15_z, kc_r15_r;
 /* R13, store buffering: both may read 0 on x86, never under SC. */
 noinline void kc_r13_sb0(void)
 {
-	WRITE_ONCE(kc_r13_x, 1);
-	WRITE_ONCE(kc_r13_r0, READ_ONCE(kc_r13_y));
+	kc_r13_x = 1;
+	barrier();
+	kc_r13_r0 = kc_r13_y;
 }
 
 noinline void kc_r13_sb1(void)
 {
-	WRITE_ONCE(kc_r13_y, 1);
-	WRITE_ONCE(kc_r13_r1, READ_ONCE(kc_r13_x));
+	kc_r13_y = 1;
+	barrier();
+	kc_r13_r1 = kc_r13_x;
 }
 
 /* R14, R13 with smp_mb() between store and load on both sides: SC. */
 noinline void kc_r14_sb0(void)
 {
-	WRITE_ONCE(kc_r14_x, 1);
+	kc_r14_x = 1;
 	/* orders the store to x before the load of y: no store buffering */
 	smp_mb();
-	WRITE_ONCE(kc_r14_r0, READ_ONCE(kc_r14_y));
+	kc_r14_r0 = kc_r14_y;
 }
 
 noinline void kc_r14_sb1(void)
 {
-	WRITE_ONCE(kc_r14_y, 1);
+	kc_r14_y = 1;
 	/* orders the store to y before the load of x: no store buffering */
 	smp_mb();
-	WRITE_ONCE(kc_r14_r1, READ_ONCE(kc_r14_x));
+	kc_r14_r1 = kc_r14_x;
 }
 
 /*
@@ -759,15 +763,16 @@ noinline void kc_r14_sb1(void)
  */
 noinline void kc_r15_read(void)
 {
-	WRITE_ONCE(kc_r15_z, 1);
-	WRITE_ONCE(kc_r15_r, READ_ONCE(kc_r15_x));
+	kc_r15_z = 1;
+	barrier();
+	kc_r15_r = kc_r15_x;
 }
 
 noinline void kc_r15_write(void)
 {
 	static int v;
 
-	WRITE_ONCE(kc_r15_x, ++v);
+	kc_r15_x = ++v;
 }
 
 /*

@@ -181,6 +181,12 @@ TEST_F_TIMEOUT(marking, r24_plain_read_vs_locked_plain_add_stays_harmful, 150)
  * side was sampled and whatever raced: marked (both in the source), the
  * owner's LOCK'd bit_spin_lock() (locked-racer), never a harmful pair.
  */
+/* R13: plain store buffering, kept in order by barrier() only */
+TEST_F_TIMEOUT(marking, r13_plain_store_buffering_stays_harmful, 150)
+{
+	expect_harmful(_metadata, "r13", "kc_r13_sb0", "kc_r13_sb1");
+}
+
 TEST_F_TIMEOUT(marking, b6_bit_spinlock_word_is_benign, 150)
 {
 	mark_planted(_metadata);
