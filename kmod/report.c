@@ -567,7 +567,12 @@ static void kc_describe_slab(struct kc_report *r, struct page *head)
 	r->obj_start = base + idx * s->size + s->red_left_pad;
 	r->obj_offset = r->addr - r->obj_start;
 	r->obj_size = s->object_size;
-	r->obj_typesafe = s->flags & SLAB_TYPESAFE_BY_RCU;
+	/*
+	 * Not SLUB's free pointer, which such caches keep after the object:
+	 * the allocator's own lockless reads of it race by design.
+	 */
+	r->obj_typesafe = (s->flags & SLAB_TYPESAFE_BY_RCU) &&
+			  r->obj_offset < s->object_size;
 	strscpy(r->obj_cache, s->name, sizeof(r->obj_cache));
 	r->obj_kind = KC_OBJ_SLAB;
 }

@@ -155,19 +155,33 @@ static bool kc_refill(unsigned int target)
 	return false;
 }
 
-static void kc_arm_budget(unsigned int max)
+static void kc_retire_spent(void)
 {
 	u64 t0 = ktime_get_ns();
+
+	kc_retired += kc_pool_retire();
+	kc_retire_ns += ktime_get_ns() - t0;
+}
+
+static void kc_arm_budget(unsigned int max)
+{
+	u64 t0 = ktime_get_ns(), t;
+	bool armed;
 
 	while (kc_credit_ns >= NSEC_PER_SEC && kc_pool_armed() < max &&
 	       ktime_get_ns() - t0 < KC_ARM_SLICE_NS &&
 	       !kthread_should_stop()) {
-		if (!kc_pool_arm())
+		/* a spent probe traps on every pass: out before the next in */
+		if (kc_pool_spent_any())
+			kc_retire_spent();
+		t = ktime_get_ns();
+		armed = kc_pool_arm();
+		kc_arm_ns += ktime_get_ns() - t;
+		if (!armed)
 			break;
 		kc_arms++;
 		kc_credit_ns -= NSEC_PER_SEC;
 	}
-	kc_arm_ns += ktime_get_ns() - t0;
 }
 
 static u64 kc_armer_round(void)
@@ -175,12 +189,9 @@ static u64 kc_armer_round(void)
 	u64 start = ktime_get_ns();
 	unsigned int max = READ_ONCE(kc_settings.max_probes);
 	unsigned int target = max + KC_RESERVE_EXTRA;
-	unsigned int n, expired;
-	u64 t0 = ktime_get_ns();
+	unsigned int expired;
 
-	n = kc_pool_retire();
-	kc_retired += n;
-	kc_retire_ns += ktime_get_ns() - t0;
+	kc_retire_spent();
 	kc_earn();
 	/*
 	 * Age one out when a registration can replace it, and only when the

@@ -3,7 +3,8 @@
 #
 # Guest side of compare-modules.sh: usage: compare-modules-guest.sh A.ko B.ko
 # For each rate, three rounds of: the workload with no module, then with
-# A, then with B, each loaded afresh on the same 14 pipe/VFS functions.
+# A, then with B, each loaded afresh on the same 14 pipe/VFS functions
+# and timed after COMPARE_WARMUP seconds of sampling (2).
 set -u
 a=$1 b=$2
 sys=/sys/kernel/kcollider
@@ -12,6 +13,7 @@ hot_funcs="pipe_read pipe_write vfs_read vfs_write ksys_read ksys_write
 	anon_pipe_buf_release touch_atime file_update_time __fsnotify_parent"
 
 stat() { awk -v k="$1" '$1 == k { print $2 }' $sys/stats; }
+counters() { echo "$(stat fired) $(stat samples) $(stat hits) $(stat stall_us)"; }
 workload() {
 	dd if=/dev/zero bs=64 count=${COMPARE_DD_COUNT:-300000} status=none |
 		cat > /dev/null
@@ -25,7 +27,7 @@ elapsed() {
 
 workload
 for rate in ${COMPARE_RATES:-5 20 100 1000}; do
-	for round in 1 2 3; do
+	for round in $(seq "${COMPARE_ROUNDS:-3}"); do
 		off=$(elapsed workload)
 		for m in a b; do
 			insmod "${!m}" || exit 1
@@ -34,11 +36,15 @@ for rate in ${COMPARE_RATES:-5 20 100 1000}; do
 				echo "$f" > $sys/targets 2> /dev/null
 			done
 			echo 1 > $sys/enabled
+			# the steady state: not the first registrations
+			sleep "${COMPARE_WARMUP:-2}"
+			before=$(counters)
 			on=$(elapsed workload)
 			echo 0 > $sys/enabled
+			set -- $before $(counters)
 			echo "rate $rate round $round module $m off $off on $on" \
-			     "fired $(stat fired) samples $(stat samples)" \
-			     "hits $(stat hits) stall_us $(stat stall_us)"
+			     "fired $(($5 - $1)) samples $(($6 - $2))" \
+			     "hits $(($7 - $3)) stall_us $(($8 - $4))"
 			rmmod kcollider || exit 1
 		done
 	done

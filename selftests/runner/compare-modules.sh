@@ -7,7 +7,8 @@
 # alternate within each round, so the host's drift falls on all three.
 # Prints per rate and module the medians and the ratios; the raw lines go
 # to build/bench/compare-modules.txt. Environment as for check.sh
-# (VM_IMAGE, KREL, VM_CPUS); COMPARE_RATES, COMPARE_DD_COUNT.
+# (VM_IMAGE, KREL, VM_CPUS); COMPARE_RATES, COMPARE_DD_COUNT,
+# COMPARE_ROUNDS (3), COMPARE_WARMUP (2 s of sampling before the timing).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,6 +25,8 @@ raw=$build/bench/compare-modules.txt
 	-t "${VM_TIMEOUT:-2400}" -- \
 	env COMPARE_RATES="${COMPARE_RATES:-5 20 100 1000}" \
 	COMPARE_DD_COUNT="${COMPARE_DD_COUNT:-300000}" \
+	COMPARE_ROUNDS="${COMPARE_ROUNDS:-3}" \
+	COMPARE_WARMUP="${COMPARE_WARMUP:-2}" \
 	"$top/selftests/runner/compare-modules-guest.sh" "$a" "$b" > "$raw" ||
 	{ echo "compare-modules: the VM failed; see $raw" >&2; exit 1; }
 echo "A=$a"
