@@ -55,7 +55,11 @@
  *   begins "race at unknown origin, with <type> to ...", and the line
  *   "kcollider: racer: unknown".
  * - object: "global sym=<symbol>+0xoff/0xsize", "slab cache=<name>
- *   start=0x... offset=<n> size=<n>", "stack", or "unknown".
+ *   start=0x... offset=<n> size=<n>", "stack", or "unknown". A slab
+ *   object of a SLAB_TYPESAFE_BY_RCU cache adds " typesafe_by_rcu=1",
+ *   and " freed_in_window=1" when it was freed while the window was open
+ *   (reuse under a reader is by design there: not dropped as
+ *   memory-reuse, the next owner's accesses are the race).
  * - class: "harmful" (with " idempotent=1" when the racer wrote the value
  *   that was already there: marked, never pruned), or "benign
  *   filter=<name>" (filters: locked-racer, lossy-counter, other-bits,
