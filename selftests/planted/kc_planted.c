@@ -1100,6 +1100,61 @@ static void kc_r24_reader(void)
 }
 
 /*
+ * ---- R25: store buffering in lock-step rounds ----
+ * As a litmus harness runs it: both threads run one round, x and y are
+ * reset, the next round opens; atomics order everything but the four
+ * plain accesses. Each racy function runs once per round, and a thread
+ * that finished its round spins on the atomics until the other one has:
+ * a window on one side sees the other's access only when both are in the
+ * same round.
+ */
+int kc_r25_x, kc_r25_y, kc_r25_r0, kc_r25_r1;
+static atomic_t kc_r25_round = ATOMIC_INIT(1);
+static atomic_t kc_r25_done[2];	/* the last round each thread ran */
+
+noinline void kc_r25_sb0(void)
+{
+	kc_r25_x = 1;
+	kc_r25_r0 = kc_r25_y;
+}
+
+noinline void kc_r25_sb1(void)
+{
+	kc_r25_y = 1;
+	kc_r25_r1 = kc_r25_x;
+}
+
+static void kc_r25_step(int me, void (*sb)(void))
+{
+	int round = atomic_read_acquire(&kc_r25_round);
+
+	if (atomic_read(&kc_r25_done[me]) != round) {
+		sb();
+		/* the accesses before the other thread's reset */
+		atomic_set_release(&kc_r25_done[me], round);
+		return;
+	}
+	if (me == 0 && atomic_read_acquire(&kc_r25_done[1]) == round) {
+		kc_r25_x = 0;
+		kc_r25_y = 0;
+		/* a full barrier: the reset before the next round's accesses */
+		atomic_inc(&kc_r25_round);
+		return;
+	}
+	cpu_relax();
+}
+
+static void kc_r25_thread0(void)
+{
+	kc_r25_step(0, kc_r25_sb0);
+}
+
+static void kc_r25_thread1(void)
+{
+	kc_r25_step(1, kc_r25_sb1);
+}
+
+/*
  * ---- N10-N12 and R20-R22: marked accesses and their plain counterparts ----
  * In the binary every one of these is a plain mov: only the source says
  * which were READ_ONCE()/WRITE_ONCE(), acquire/release or data_race().
@@ -1369,6 +1424,7 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "r23", { kc_r23_clearer, kc_r23_reader }, { 0, 1 } },
 	{ "n13", { kc_n13_adder, kc_n13_reader }, { 0, 1 } },
 	{ "r24", { kc_n13_adder, kc_r24_reader }, { 0, 1 } },
+	{ "r25", { kc_r25_thread0, kc_r25_thread1 }, { 0, 1 } },
 };
 
 /* Sleeps @ms, or less when the writer is signalled; -EINTR then. */

@@ -597,6 +597,30 @@ TEST_F_TIMEOUT(scenario, r12_and_not_a_vs_or_b_rmw, 120)
 	ASSERT_NE(NULL, strstr(reports[0], "\nkcollider: class: harmful\n"));
 }
 
+/*
+ * R25, store buffering in lock-step rounds: each racy function runs once
+ * a round, the rest of the time both threads spin on atomics. A window
+ * on either store or load must still catch the other thread's access to
+ * the same variable.
+ */
+TEST_F_TIMEOUT(scenario, r25_store_buffering_in_rounds, 120)
+{
+	static const char * const title[] = {
+		"data-race in kc_r25_sb0 / kc_r25_sb1",
+		"\nkcollider: class: harmful\n", NULL,
+	};
+
+	ASSERT_EQ(0, target("kc_r25_sb0 kc_r25_sb1"));
+	ASSERT_EQ(0, kc_enable());
+	ASSERT_TRUE(run_until("r25", title))
+		TH_LOG("no harmful R25 report; log:\n%.3000s", read_reports());
+	/* both sides named, one a store of 1 and one a load */
+	ASSERT_NE(NULL, strstr(reports[0], " bytes by task "))
+		TH_LOG("%s", reports[0]);
+	ASSERT_NE(NULL, strstr(reports[0], "write to 0x")) TH_LOG("%s", reports[0]);
+	ASSERT_NE(NULL, strstr(reports[0], "read to 0x")) TH_LOG("%s", reports[0]);
+}
+
 /* ---- B: benign by design; what the detector reports today ---- */
 
 TEST_F_TIMEOUT(scenario, b1_stat_counter_race_reported, 120)
