@@ -325,7 +325,7 @@ void kc_watch_exit(void);
 struct kc_slot *kc_watch_claim(void);
 void kc_watch_release(struct kc_slot *slot);
 unsigned int kc_watch_arm(struct kc_slot *slot, unsigned long addr,
-			  unsigned int size, bool watch_reads);
+			  unsigned int size, bool watch_reads, bool wait);
 void kc_watch_disarm(struct kc_slot *slot);
 void kc_watch_refresh(struct kc_slot *slot);
 void kc_watch_repair_local(void);

@@ -34,9 +34,9 @@
 #define KC_RESERVE_EXTRA	64
 /*
  * Registering is the costly step (ms each under TCG): beyond a small
- * reserve, at most this many per second (a quarter of sample_rate below
- * that), so that keeping the reserve moving over the table costs a
- * bounded share of one CPU.
+ * reserve, at most this many per second (a tenth of sample_rate below
+ * that, at least one), so that keeping the reserve moving over the table
+ * costs a bounded share of one CPU.
  */
 #define KC_RESERVE_MIN		16
 #define KC_REGISTER_RATE	10
@@ -69,6 +69,26 @@ static u64 kc_arm_ns;		/* time spent arming */
 static u64 kc_retire_ns;	/* time spent taking spent probes out */
 static u64 kc_busy_ns;		/* rounds that forced a pause */
 static u64 kc_arm_after_ns;	/* the pause: no arming before this */
+
+/*
+ * Why the armer stopped short of the budget last time; credit that
+ * overflows the cap meanwhile is a sample lost for that reason.
+ */
+enum kc_limit {
+	KC_LIMIT_PATCHING,	/* text patching took the armer's time */
+	KC_LIMIT_UNRUN,		/* max_probes armed, their code not run */
+	KC_LIMIT_RESERVE,	/* no registered probe left to enable */
+	KC_NR_LIMITS,
+};
+
+static const char * const kc_limit_names[KC_NR_LIMITS] = {
+	[KC_LIMIT_PATCHING] = "patching",
+	[KC_LIMIT_UNRUN] = "armed_unrun",
+	[KC_LIMIT_RESERVE] = "reserve_empty",
+};
+
+static enum kc_limit kc_limit;
+static u64 kc_lost_ns[KC_NR_LIMITS];
 
 static void kc_spent_notify(struct irq_work *work)
 {
@@ -124,7 +144,10 @@ static void kc_earn(void)
 	u64 cap = max_t(u64, NSEC_PER_SEC, NSEC_PER_SEC * rate / 10 * 1);
 
 	kc_credit_ns += (now - kc_last_ns) * rate;
-	kc_credit_ns = min(kc_credit_ns, cap);
+	if (kc_credit_ns > cap) {
+		kc_lost_ns[kc_limit] += kc_credit_ns - cap;
+		kc_credit_ns = cap;
+	}
 	kc_last_ns = now;
 }
 
@@ -168,17 +191,25 @@ static void kc_arm_budget(unsigned int max)
 	u64 t0 = ktime_get_ns(), t;
 	bool armed;
 
-	while (kc_credit_ns >= NSEC_PER_SEC && kc_pool_armed() < max &&
-	       ktime_get_ns() - t0 < KC_ARM_SLICE_NS &&
-	       !kthread_should_stop()) {
+	while (kc_credit_ns >= NSEC_PER_SEC && !kthread_should_stop()) {
+		if (kc_pool_armed() >= max) {
+			kc_limit = KC_LIMIT_UNRUN;
+			return;
+		}
+		if (ktime_get_ns() - t0 >= KC_ARM_SLICE_NS) {
+			kc_limit = KC_LIMIT_PATCHING;
+			return;
+		}
 		/* a spent probe traps on every pass: out before the next in */
 		if (kc_pool_spent_any())
 			kc_retire_spent();
 		t = ktime_get_ns();
 		armed = kc_pool_arm();
 		kc_arm_ns += ktime_get_ns() - t;
-		if (!armed)
-			break;
+		if (!armed) {
+			kc_limit = KC_LIMIT_RESERVE;
+			return;
+		}
 		kc_arms++;
 		kc_credit_ns -= NSEC_PER_SEC;
 	}
@@ -208,6 +239,8 @@ static u64 kc_armer_round(void)
 	kc_credit_ns += (u64)expired * NSEC_PER_SEC;
 	if (ktime_get_ns() >= kc_arm_after_ns)
 		kc_arm_budget(max);
+	else
+		kc_limit = KC_LIMIT_PATCHING;
 	kc_watch_repair_local();
 	return ktime_get_ns() - start;
 }
@@ -267,10 +300,14 @@ static int kc_armer_fn(void *unused)
 	return 0;
 }
 
-/* Low sampling rates need the reserve to move less: overhead follows. */
+/*
+ * Low sampling rates need the reserve to move less: overhead follows.
+ * Each registered probe serves several samples before it ages out, so
+ * the reserve still moves over the whole table.
+ */
 static unsigned int kc_register_rate(void)
 {
-	return clamp(READ_ONCE(kc_settings.sample_rate) / 4, 1U,
+	return clamp(READ_ONCE(kc_settings.sample_rate) / 10, 1U,
 		     (unsigned int)KC_REGISTER_RATE);
 }
 
@@ -335,6 +372,7 @@ void kc_sampler_start(void)
 
 	kc_last_ns = ktime_get_ns();
 	kc_arm_after_ns = 0;
+	kc_limit = KC_LIMIT_PATCHING;
 	/* the first breakpoint at once, not a period after enabling */
 	kc_credit_ns = NSEC_PER_SEC;
 	kc_register_ns = 0;
@@ -364,8 +402,14 @@ void kc_sampler_start(void)
 ssize_t kc_sampler_stats(char *buf, size_t size)
 {
 	unsigned long arms = READ_ONCE(kc_arms);
+	ssize_t n = 0;
+	int i;
 
-	return scnprintf(buf, size,
+	for (i = 0; i < KC_NR_LIMITS; i++)
+		n += scnprintf(buf + n, size - n, "rate_lost_%s %llu\n",
+			       kc_limit_names[i],
+			       div_u64(READ_ONCE(kc_lost_ns[i]), NSEC_PER_SEC));
+	return n + scnprintf(buf + n, size - n,
 			 "hits %lu\nfired %lu\nhits_spent %lu\narms %lu\n"
 			 "register_failures %lu\narmed_expired %lu\n"
 			 "retired %lu\narm_us_mean %llu\nretire_us_mean %llu\n"

@@ -407,6 +407,7 @@ static unsigned int kc_window_us(bool sleep)
 }
 
 #define KC_REFRESH_US	500
+#define KC_ACK_POLL_US	50
 
 static u64 kc_now_us(void)
 {
@@ -434,6 +435,21 @@ static void kc_window_check(struct kc_window *w)
 	w->complete = true;
 	if (!kc_watch_trapped(w->slot))
 		w->baseline = kc_read_value(w->addr, w->size);
+}
+
+/*
+ * A sleeping window opens once the watch holds everywhere, as a spinning
+ * one does; the IPIs' vCPUs get the host core meanwhile. Bounded by
+ * arm_timeout_us: a CPU that acknowledges later still joins the window.
+ */
+static void kc_wait_armed(struct kc_window *w)
+{
+	u64 end = kc_now_us() + READ_ONCE(kc_settings.arm_timeout_us);
+
+	while (!w->complete && kc_now_us() < end) {
+		usleep_range(KC_ACK_POLL_US, 2 * KC_ACK_POLL_US);
+		kc_window_check(w);
+	}
 }
 
 static void kc_wait_window(struct kc_window *w, bool sleep, unsigned int us)
@@ -513,10 +529,14 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 	r->watch_addr = s->watch_addr;
 	r->watch_len = s->watch_len;
 	r->armed_cpus = kc_watch_arm(s->slot, s->watch_addr, s->watch_len,
-				     writes);
+				     writes, !sleep);
 	/* after arming: a write between the read and the watch is caught */
 	w.baseline = kc_read_value(s->addr, s->size);
 	w.complete = r->armed_cpus >= r->online_cpus;
+	if (sleep)
+		kc_wait_armed(&w);
+	atomic_long_inc(w.complete ? &kc_stats.watch_full :
+				     &kc_stats.watch_partial);
 	kc_wait_window(&w, sleep, us);
 	kc_window_check(&w);
 	/*

@@ -44,6 +44,9 @@ struct kc_slot {
 	unsigned long addr;
 	u8 len;				/* X86_BREAKPOINT_LEN_* */
 	u8 type;			/* X86_BREAKPOINT_WRITE / _RW */
+	/* the owner's: when the watch was published, and latency recorded */
+	u64 armed_ns;
+	bool latency_noted;
 	atomic_t claimed;
 	atomic_t open;			/* traps accepted */
 	atomic_t nr_traps;
@@ -283,6 +286,19 @@ static void kc_watch_publish(struct kc_slot *slot, bool active,
 	local_irq_restore(flags);
 }
 
+/* From publishing an armed state to its last acknowledgement, once. */
+static void kc_watch_note_latency(struct kc_slot *slot)
+{
+	unsigned int i;
+
+	if (!READ_ONCE(slot->active) || slot->latency_noted)
+		return;
+	slot->latency_noted = true;
+	i = (unsigned int)atomic_inc_return(&kc_arm_latency_next);
+	kc_arm_latency_ns[i % KC_LATENCY_RING] =
+		min_t(u64, ktime_get_mono_fast_ns() - slot->armed_ns, U32_MAX);
+}
+
 /* On how many CPUs state @seq of @slot is in a debug register. */
 static unsigned int kc_watch_count_acked(struct kc_slot *slot,
 					 unsigned int seq)
@@ -308,8 +324,11 @@ static unsigned int kc_watch_count_acked(struct kc_slot *slot,
  */
 bool kc_watch_complete(struct kc_slot *slot)
 {
-	return kc_watch_count_acked(slot, READ_ONCE(slot->seq)) >=
-	       num_online_cpus();
+	if (kc_watch_count_acked(slot, READ_ONCE(slot->seq)) <
+	    num_online_cpus())
+		return false;
+	kc_watch_note_latency(slot);
+	return true;
 }
 
 /* Apply the slot's state here, and ask every other online CPU to. */
@@ -351,10 +370,8 @@ static unsigned int kc_watch_propagate(struct kc_slot *slot)
 		udelay(1);
 	}
 	put_cpu();
-	if (READ_ONCE(slot->active))
-		kc_arm_latency_ns[(unsigned int)atomic_inc_return(&kc_arm_latency_next) %
-				  KC_LATENCY_RING] =
-			min_t(u64, ktime_get_mono_fast_ns() - start, U32_MAX);
+	if (done >= num_online_cpus())
+		kc_watch_note_latency(slot);
 	return done;
 }
 
@@ -376,6 +393,13 @@ int kc_watch_latency_show(struct seq_file *m, void *v)
  */
 void kc_watch_refresh(struct kc_slot *slot)
 {
+	/*
+	 * With perf's copy mirrored, text_poke() restores the watch itself:
+	 * the IPIs would only interrupt every CPU each time. A reinstall of
+	 * perf's event (rare) is then repaired by the slot's next window.
+	 */
+	if (kc_cpu_debugreg)
+		return;
 	/*
 	 * Not waiting for the acks: a sleeping window must not spin with
 	 * preemption off; kc_watch_complete() sees them land.
@@ -414,8 +438,16 @@ static u8 kc_len_bits(unsigned int size)
 	}
 }
 
+/*
+ * Watch @addr on every online CPU. With @wait, spins until they have all
+ * acknowledged or arm_timeout_us passed (a window that must not sleep);
+ * without, returns at once and kc_watch_complete() says when the watch
+ * has taken everywhere: a thread that may sleep waits for that sleeping,
+ * which under QEMU TCG leaves its host core to the vCPUs the IPIs went to.
+ * Returns on how many CPUs the watch is known to hold.
+ */
 unsigned int kc_watch_arm(struct kc_slot *slot, unsigned long addr,
-			  unsigned int size, bool watch_reads)
+			  unsigned int size, bool watch_reads, bool wait)
 {
 	unsigned int armed;
 	int i;
@@ -423,22 +455,33 @@ unsigned int kc_watch_arm(struct kc_slot *slot, unsigned long addr,
 	for (i = 0; i < KC_MAX_TRAPS; i++)
 		atomic_set(&slot->trap_done[i], 0);
 	atomic_set(&slot->nr_traps, 0);
+	slot->armed_ns = ktime_get_mono_fast_ns();
+	slot->latency_noted = false;
 	kc_watch_publish(slot, true, addr, kc_len_bits(size),
 			 watch_reads ? X86_BREAKPOINT_RW : X86_BREAKPOINT_WRITE);
 	atomic_set_release(&slot->open, 1);
-	armed = kc_watch_propagate(slot);
-	if (armed >= num_online_cpus())
-		atomic_long_inc(&kc_stats.watch_full);
-	else
-		atomic_long_inc(&kc_stats.watch_partial);
+	if (wait) {
+		armed = kc_watch_propagate(slot);
+	} else {
+		kc_watch_send(slot, get_cpu());
+		put_cpu();
+		armed = kc_watch_count_acked(slot, READ_ONCE(slot->seq));
+	}
 	return armed;
 }
 
+/*
+ * Not waiting for the acknowledgements: the #DB callback's generation
+ * check already refuses any trap of a CPU that has not parked the
+ * register yet, and a later arming of the slot finds such a CPU's IPI
+ * still queued, which then applies the newer state.
+ */
 void kc_watch_disarm(struct kc_slot *slot)
 {
 	kc_watch_publish(slot, false, slot->addr, slot->len, slot->type);
-	kc_watch_propagate(slot);
 	atomic_set_release(&slot->open, 0);
+	kc_watch_send(slot, get_cpu());
+	put_cpu();
 }
 
 bool kc_watch_trapped(struct kc_slot *slot)

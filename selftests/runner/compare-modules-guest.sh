@@ -3,8 +3,9 @@
 #
 # Guest side of compare-modules.sh: usage: compare-modules-guest.sh A.ko B.ko
 # For each rate, three rounds of: the workload with no module, then with
-# A, then with B, each loaded afresh on the same 14 pipe/VFS functions
-# and timed after COMPARE_WARMUP seconds of sampling (2).
+# A, again with none, then with B, each module loaded afresh on the same
+# 14 pipe/VFS functions and timed after COMPARE_WARMUP seconds of sampling
+# (2).
 set -u
 a=$1 b=$2
 sys=/sys/kernel/kcollider
@@ -14,9 +15,17 @@ hot_funcs="pipe_read pipe_write vfs_read vfs_write ksys_read ksys_write
 
 stat() { awk -v k="$1" '$1 == k { print $2 }' $sys/stats; }
 counters() { echo "$(stat fired) $(stat samples) $(stat hits) $(stat stall_us)"; }
+# Writer and reader pinned to two CPUs: left to the scheduler they share
+# one vCPU in some runs and not in others, and under TCG the time doubles
+# or triples between the two (1.7 s apart against 10 s together).
+case $(nproc) in
+1) pin_w="" pin_r="" ;;
+2) pin_w="taskset -c 0" pin_r="taskset -c 1" ;;
+*) pin_w="taskset -c 1" pin_r="taskset -c 2" ;;
+esac
 workload() {
-	dd if=/dev/zero bs=64 count=${COMPARE_DD_COUNT:-300000} status=none |
-		cat > /dev/null
+	$pin_w dd if=/dev/zero bs=64 count=${COMPARE_DD_COUNT:-300000} status=none |
+		$pin_r cat > /dev/null
 }
 elapsed() {
 	local t0
@@ -28,8 +37,9 @@ elapsed() {
 workload
 for rate in ${COMPARE_RATES:-5 20 100 1000}; do
 	for round in $(seq "${COMPARE_ROUNDS:-3}"); do
-		off=$(elapsed workload)
 		for m in a b; do
+			# each run has the off run just before it as its base
+			off=$(elapsed workload)
 			insmod "${!m}" || exit 1
 			echo "$rate" > $sys/sample_rate
 			for f in $hot_funcs; do

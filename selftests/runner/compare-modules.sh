@@ -5,7 +5,8 @@
 # workload of bench-detector.sh: usage: compare-modules.sh A.ko B.ko
 # (e.g. main's module copied aside, then the working tree's). Off, A and B
 # alternate within each round, so the host's drift falls on all three.
-# Prints per rate and module the medians and the ratios; the raw lines go
+# Prints per rate and module the medians of the times and of each round's
+# on/off ratio (the slowdown); the raw lines go
 # to build/bench/compare-modules.txt. Environment as for check.sh
 # (VM_IMAGE, KREL, VM_CPUS); COMPARE_RATES, COMPARE_DD_COUNT,
 # COMPARE_ROUNDS (3), COMPARE_WARMUP (2 s of sampling before the timing).
@@ -42,6 +43,7 @@ function med(s,   n, v, i, j, t) {
 $1 == "rate" {
 	k = $2 " " $6
 	off[k] = off[k] " " $8; on[k] = on[k] " " $10
+	ratio[k] = ratio[k] " " ($10 / $8)
 	fired[k] += $12; samples[k] += $14; hits[k] += $16; stall[k] += $18
 	ton[k] += $10
 	if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
@@ -54,7 +56,7 @@ END {
 		k = keys[i]; split(k, p, " ")
 		printf "%-6s %-3s %8.3f %8.3f %8.2fx %9.1f %12.1f %11.3f\n",
 		       p[1], toupper(p[2]), med(off[k]), med(on[k]),
-		       med(on[k]) / med(off[k]), fired[k] / ton[k],
+		       med(ratio[k]), fired[k] / ton[k],
 		       hits[k] / (fired[k] ? fired[k] : 1),
 		       stall[k] / 1e6 / ton[k]
 	}
