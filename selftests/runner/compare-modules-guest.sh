@@ -4,8 +4,8 @@
 # Guest side of compare-modules.sh: usage: compare-modules-guest.sh A.ko B.ko
 # For each rate, three rounds of: the workload with no module, then with
 # A, again with none, then with B, each module loaded afresh on the same
-# 14 pipe/VFS functions and timed after COMPARE_WARMUP seconds of sampling
-# (2).
+# 14 pipe/VFS functions and timed after COMPARE_WARMUP seconds (2) of
+# sampling the same workload.
 set -u
 a=$1 b=$2
 sys=/sys/kernel/kcollider
@@ -46,8 +46,14 @@ for rate in ${COMPARE_RATES:-5 20 100 1000}; do
 				echo "$f" > $sys/targets 2> /dev/null
 			done
 			echo 1 > $sys/enabled
-			# the steady state: not the first registrations
-			sleep "${COMPARE_WARMUP:-2}"
+			# The steady state: not the first registrations, and
+			# with the workload running, or the breakpoints armed
+			# on its code meanwhile all fire in its first moment
+			# (up to max_probes at once: fired/s far above the rate).
+			warmup_until=$(($(date +%s) + ${COMPARE_WARMUP:-2}))
+			while [ "$(date +%s)" -lt $warmup_until ]; do
+				workload
+			done
 			before=$(counters)
 			on=$(elapsed workload)
 			echo 0 > $sys/enabled

@@ -6,10 +6,10 @@
 # (e.g. main's module copied aside, then the working tree's). Off, A and B
 # alternate within each round, so the host's drift falls on all three.
 # Prints per rate and module the medians of the times and of each round's
-# on/off ratio (the slowdown); the raw lines go
-# to build/bench/compare-modules.txt. Environment as for check.sh
-# (VM_IMAGE, KREL, VM_CPUS); COMPARE_RATES, COMPARE_DD_COUNT,
-# COMPARE_ROUNDS (3), COMPARE_WARMUP (2 s of sampling before the timing).
+# on/off ratio (the slowdown); the raw lines go to
+# build/bench/compare-modules.txt. Environment as for check.sh (VM_IMAGE,
+# KREL, VM_CPUS); COMPARE_RATES, COMPARE_DD_COUNT, COMPARE_ROUNDS (3),
+# COMPARE_WARMUP (at least 2 s of sampling the workload before the timing).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
