@@ -334,6 +334,7 @@ bool kc_watch_take_trap(struct kc_slot *slot, struct kc_side *racer,
 			struct kc_regs *regs);
 bool kc_watch_trapped(struct kc_slot *slot);
 bool kc_watch_complete(struct kc_slot *slot);
+unsigned int kc_watch_holding(struct kc_slot *slot);
 bool kc_addr_is_detector(unsigned long addr, unsigned int size);
 bool kc_addr_forbidden(unsigned long addr, unsigned int size);
 

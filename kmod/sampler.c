@@ -78,6 +78,7 @@ enum kc_limit {
 	KC_LIMIT_PATCHING,	/* text patching took the armer's time */
 	KC_LIMIT_UNRUN,		/* max_probes armed, their code not run */
 	KC_LIMIT_RESERVE,	/* no registered probe left to enable */
+	KC_LIMIT_STALL,		/* sampled threads held too much of the time */
 	KC_NR_LIMITS,
 };
 
@@ -85,7 +86,21 @@ static const char * const kc_limit_names[KC_NR_LIMITS] = {
 	[KC_LIMIT_PATCHING] = "patching",
 	[KC_LIMIT_UNRUN] = "armed_unrun",
 	[KC_LIMIT_RESERVE] = "reserve_empty",
+	[KC_LIMIT_STALL] = "stall_share",
 };
+
+/*
+ * The stall governor: at most a quarter of the online CPUs' time may go
+ * to holding sampled threads. Past that, each sample costs the workload
+ * more than the one before: a thread let go runs into the next armed
+ * breakpoint at once, and under QEMU TCG (where a sample's stall grows
+ * with the armer's backlog) 1000/s on a pipe starved both of its threads
+ * (300,000 blocks not through in 240 s, against 15 s).
+ */
+#define KC_STALL_PERIOD_NS	(100 * NSEC_PER_MSEC)
+static u64 kc_stall_seen_ns;
+static long kc_stall_seen_us;
+static unsigned int kc_stall_permille;	/* of one CPU, smoothed */
 
 static enum kc_limit kc_limit;
 static u64 kc_lost_ns[KC_NR_LIMITS];
@@ -215,6 +230,27 @@ static void kc_arm_budget(unsigned int max)
 	}
 }
 
+/* The stall share of the last periods, halved each period. */
+static void kc_stall_observe(u64 now)
+{
+	long stall = atomic_long_read(&kc_stats.stall_us);
+	u64 dt = now - kc_stall_seen_ns;
+	u64 share;
+
+	if (dt < KC_STALL_PERIOD_NS)
+		return;
+	share = div64_u64((u64)max(stall - kc_stall_seen_us, 0L) *
+			  NSEC_PER_USEC * 1000, dt);
+	kc_stall_permille = (kc_stall_permille + min_t(u64, share, 100000)) / 2;
+	kc_stall_seen_ns = now;
+	kc_stall_seen_us = stall;
+}
+
+static bool kc_stall_over_budget(void)
+{
+	return kc_stall_permille > 250 * num_online_cpus();
+}
+
 static u64 kc_armer_round(void)
 {
 	u64 start = ktime_get_ns();
@@ -237,7 +273,10 @@ static u64 kc_armer_round(void)
 	kc_expired += expired;
 	/* their code did not run: the budget goes to other sites */
 	kc_credit_ns += (u64)expired * NSEC_PER_SEC;
-	if (ktime_get_ns() >= kc_arm_after_ns)
+	kc_stall_observe(ktime_get_ns());
+	if (kc_stall_over_budget())
+		kc_limit = KC_LIMIT_STALL;
+	else if (ktime_get_ns() >= kc_arm_after_ns)
 		kc_arm_budget(max);
 	else
 		kc_limit = KC_LIMIT_PATCHING;
@@ -271,7 +310,7 @@ static void kc_armer_sleep(u64 worked)
 	u64 wait = kc_until_credit_ns(rate);
 	ktime_t t;
 
-	if (!READ_ONCE(kc_running) ||
+	if (!READ_ONCE(kc_running) || kc_stall_over_budget() ||
 	    kc_pool_armed() >= READ_ONCE(kc_settings.max_probes))
 		wait = KC_ARMER_IDLE_MS * NSEC_PER_MSEC;
 	wait = clamp_t(u64, wait, 200 * NSEC_PER_USEC,
@@ -373,6 +412,9 @@ void kc_sampler_start(void)
 	kc_last_ns = ktime_get_ns();
 	kc_arm_after_ns = 0;
 	kc_limit = KC_LIMIT_PATCHING;
+	kc_stall_seen_ns = kc_last_ns;
+	kc_stall_seen_us = atomic_long_read(&kc_stats.stall_us);
+	kc_stall_permille = 0;
 	/* the first breakpoint at once, not a period after enabling */
 	kc_credit_ns = NSEC_PER_SEC;
 	kc_register_ns = 0;

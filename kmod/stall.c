@@ -544,6 +544,9 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 	 * arming, and a write seen after that has no racer to name.
 	 */
 	r->new_value = kc_read_value(s->addr, s->size);
+	/* acknowledgements that came after the arming wait count too */
+	if (!w.complete)
+		r->armed_cpus = max(r->armed_cpus, kc_watch_holding(s->slot));
 	kc_watch_disarm(s->slot);
 	if (!sleep) {
 		this_cpu_write(kc_cpu_busy, 0);

@@ -317,6 +317,12 @@ static unsigned int kc_watch_count_acked(struct kc_slot *slot,
 	return done;
 }
 
+/* On how many CPUs the open window's watch holds now. */
+unsigned int kc_watch_holding(struct kc_slot *slot)
+{
+	return kc_watch_count_acked(slot, READ_ONCE(slot->seq));
+}
+
 /*
  * Whether the open window now watches on every online CPU: arming IPIs
  * that missed kc_watch_arm()'s deadline (a vCPU descheduled by the host)
@@ -324,8 +330,7 @@ static unsigned int kc_watch_count_acked(struct kc_slot *slot,
  */
 bool kc_watch_complete(struct kc_slot *slot)
 {
-	if (kc_watch_count_acked(slot, READ_ONCE(slot->seq)) <
-	    num_online_cpus())
+	if (kc_watch_holding(slot) < num_online_cpus())
 		return false;
 	kc_watch_note_latency(slot);
 	return true;
