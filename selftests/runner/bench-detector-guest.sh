@@ -121,7 +121,7 @@ grep -E "^(armed_expired|arms|register_us_mean|enable_us_mean|retire_us_mean|spe
 	$sys/stats | tr '\n' ' '
 echo
 
-echo "## arm latency (all CPUs acknowledged, or the timeout), microseconds"
+echo "## arm latency (until all CPUs acknowledged; timeouts not recorded), microseconds"
 sort -n $dbg/kcollider/arm_latency_ns > $TMPDIR/lat
 n=$(wc -l < $TMPDIR/lat)
 if [ "$n" -gt 0 ]; then
