@@ -350,6 +350,13 @@ static void kc_watch_send(struct kc_slot *slot, int this_cpu)
 			kc_watch_kick(slot, cpu);
 }
 
+/* Sends without waiting for the acknowledgements. */
+static void kc_watch_post(struct kc_slot *slot)
+{
+	kc_watch_send(slot, get_cpu());
+	put_cpu();
+}
+
 /* Apply the slot's state everywhere; returns on how many CPUs it took. */
 static unsigned int kc_watch_propagate(struct kc_slot *slot)
 {
@@ -409,8 +416,7 @@ void kc_watch_refresh(struct kc_slot *slot)
 	 * Not waiting for the acks: a sleeping window must not spin with
 	 * preemption off; kc_watch_complete() sees them land.
 	 */
-	kc_watch_send(slot, get_cpu());
-	put_cpu();
+	kc_watch_post(slot);
 }
 
 /*
@@ -468,8 +474,7 @@ unsigned int kc_watch_arm(struct kc_slot *slot, unsigned long addr,
 	if (wait) {
 		armed = kc_watch_propagate(slot);
 	} else {
-		kc_watch_send(slot, get_cpu());
-		put_cpu();
+		kc_watch_post(slot);
 		armed = kc_watch_count_acked(slot, READ_ONCE(slot->seq));
 	}
 	return armed;
@@ -485,8 +490,7 @@ void kc_watch_disarm(struct kc_slot *slot)
 {
 	kc_watch_publish(slot, false, slot->addr, slot->len, slot->type);
 	atomic_set_release(&slot->open, 0);
-	kc_watch_send(slot, get_cpu());
-	put_cpu();
+	kc_watch_post(slot);
 }
 
 bool kc_watch_trapped(struct kc_slot *slot)
