@@ -2,7 +2,7 @@
 /*
  * Internal interfaces between the module's parts, one file per concern.
  * Calls go one way: targets -> sites; sampler -> pool, sites, stall;
- * stall -> watch, context, report.
+ * stall -> pool (is a breakpoint still spent), watch, context, report.
  *   main.c       load/unload, enable/disable, the state lock
  *   targets.c    what to sample: the target specs, module load/unload
  *   sites.c      the site table: building, uniform picks, refusals
@@ -67,6 +67,7 @@ enum kc_skip {
 struct kc_stats {
 	atomic_long_t samples;
 	atomic_long_t stall_us;	/* time sampled threads were held */
+	atomic_long_t loop_waits;	/* back at a spent breakpoint at once */
 	atomic_long_t watch_full;
 	atomic_long_t watch_partial;
 	atomic_long_t window_partial;	/* never complete: values not compared */
@@ -285,6 +286,7 @@ void kc_pool_drop_range(unsigned long start, unsigned long end);
 unsigned int kc_pool_armed(void);
 unsigned int kc_pool_reserve(void);
 bool kc_pool_spent_any(void);
+bool kc_pool_spent_at(unsigned long addr);
 void kc_pool_flush(void);
 unsigned int kc_pool_registered(void);
 const struct kc_insn *kc_pool_take(struct kprobe *kp);
@@ -310,6 +312,7 @@ void kc_stall_exit(void);
 int kc_stall_try(unsigned long ip, const struct kc_insn *insn,
 		 struct pt_regs *regs);
 bool kc_stall_resume(unsigned long addr, unsigned long sp);
+int kc_stall_rehit(unsigned long ip, struct pt_regs *regs);
 void kc_stall_expire_marks(void);
 void kc_stall_block(void);
 void kc_stall_unblock(void);

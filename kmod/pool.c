@@ -493,6 +493,18 @@ bool kc_pool_spent_any(void)
 	return kc_pool_count(KC_PROBE_SPENT);
 }
 
+/* Lock-free, for a thread waiting on its spent breakpoint. */
+bool kc_pool_spent_at(unsigned long addr)
+{
+	int i;
+
+	for (i = 0; i < KC_POOL_SIZE; i++)
+		if (kc_probe_state(&kc_probes[i]) == KC_PROBE_SPENT &&
+		    (unsigned long)READ_ONCE(kc_probes[i].kp.addr) == addr)
+			return true;
+	return false;
+}
+
 unsigned int kc_pool_reserve(void)
 {
 	return kc_pool_count(KC_PROBE_RESERVE);

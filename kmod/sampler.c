@@ -128,7 +128,7 @@ static int kc_probe_hit(struct kprobe *kp, struct pt_regs *regs)
 	insn = kc_pool_take(kp);
 	if (!insn) {
 		this_cpu_inc(kc_counts.spent_hits);
-		return 0;
+		return kc_stall_rehit(addr, regs);
 	}
 	this_cpu_inc(kc_counts.fired);
 	irq_work_queue(&kc_spent_work);

@@ -9,6 +9,8 @@
  * which hits the int3 again; a mark keyed by (address, stack pointer, task)
  * tells the pre-handler to let it execute. Per-CPU marks would be wrong: an
  * IRQ can run the same probe between the IRET and the re-executed int3.
+ * A thread that comes straight back to the spent breakpoint goes through
+ * the trampoline once more, to wait for it to leave (kc_stall_rehit()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -27,8 +29,10 @@
 #include "kcollider.h"
 
 #define KC_NR_MARKS	64
+#define KC_NR_WAITERS	4
 #define KC_RETIRE_POLL_US	100
 #define KC_RETIRE_WAIT_US	20000
+#define KC_REHIT_NS	NSEC_PER_MSEC
 
 enum { KC_MARK_FREE, KC_MARK_CLAIMED, KC_MARK_READY };
 
@@ -38,6 +42,27 @@ struct kc_mark {
 	unsigned long sp;
 	struct task_struct *task;
 	unsigned long stamp;
+	bool after_wait;		/* let through after a kc_waiter */
+};
+
+/*
+ * A sampled thread that came straight back to its spent breakpoint (a
+ * loop): it is sent through the trampoline once more, to wait there until
+ * the armer has taken the breakpoint out of the text.
+ */
+struct kc_waiter {
+	atomic_t busy;
+	struct task_struct *task;
+	unsigned long sp;
+	unsigned long ip;
+	struct kc_mark *mark;
+};
+
+/* The last sampled thread this CPU let through its spent breakpoint. */
+struct kc_passed {
+	unsigned long addr;
+	struct task_struct *task;
+	u64 ns;
 };
 
 /* What the pre-handler learnt, for the stall that follows. */
@@ -66,6 +91,8 @@ static struct kc_mark kc_marks[KC_NR_MARKS];
 /* Every int3 of ours checks the marks: skip the scan when none is ready. */
 static atomic_t kc_marks_ready = ATOMIC_INIT(0);
 static struct kc_sample kc_samples[KC_MAX_SLOTS];
+static struct kc_waiter kc_waiters[KC_NR_WAITERS];
+static DEFINE_PER_CPU(struct kc_passed, kc_passed);
 static DEFINE_PER_CPU(int, kc_cpu_busy);
 /* Window lengths are random; get_random_u32() may take a lock here. */
 static DEFINE_PER_CPU(struct rnd_state, kc_rnd);
@@ -74,7 +101,15 @@ static atomic_t kc_blocked = ATOMIC_INIT(1);
 static atomic_t kc_windows_open = ATOMIC_INIT(0);
 static atomic_t kc_stalls_in_flight = ATOMIC_INIT(0);
 
-static struct kc_mark *kc_mark_claim(unsigned long addr, unsigned long sp)
+static bool kc_text_restored(unsigned long ip)
+{
+	u8 b;
+
+	return !copy_from_kernel_nofault(&b, (void *)ip, 1) && b != 0xcc;
+}
+
+static struct kc_mark *kc_mark_claim(unsigned long addr, unsigned long sp,
+				     bool after_wait)
 {
 	int i;
 
@@ -86,14 +121,38 @@ static struct kc_mark *kc_mark_claim(unsigned long addr, unsigned long sp)
 		m->addr = addr;
 		m->sp = sp;
 		m->task = current;
+		m->after_wait = after_wait;
 		return m;
 	}
 	return NULL;
 }
 
+/* A claimed mark, once its thread is about to go back to @ip. */
+static void kc_mark_settle(struct kc_mark *m, unsigned long ip)
+{
+	if (kc_text_restored(ip)) {
+		/* no int3 to come back to: the mark is not needed */
+		atomic_set_release(&m->state, KC_MARK_FREE);
+		return;
+	}
+	m->stamp = jiffies;
+	atomic_inc(&kc_marks_ready);
+	atomic_set_release(&m->state, KC_MARK_READY);
+}
+
+static void kc_note_passed(unsigned long addr)
+{
+	struct kc_passed *p = this_cpu_ptr(&kc_passed);
+
+	p->addr = addr;
+	p->task = current;
+	p->ns = ktime_get_mono_fast_ns();
+}
+
 /* The stalled thread's own int3 on the way back: let it execute. */
 bool kc_stall_resume(unsigned long addr, unsigned long sp)
 {
+	bool after_wait;
 	int i;
 
 	if (!atomic_read(&kc_marks_ready))
@@ -105,9 +164,12 @@ bool kc_stall_resume(unsigned long addr, unsigned long sp)
 			continue;
 		if (m->addr != addr || m->sp != sp || m->task != current)
 			continue;
+		after_wait = m->after_wait;
 		if (atomic_cmpxchg(&m->state, KC_MARK_READY, KC_MARK_FREE) ==
 		    KC_MARK_READY) {
 			atomic_dec(&kc_marks_ready);
+			if (!after_wait)
+				kc_note_passed(addr);
 			return true;
 		}
 	}
@@ -281,6 +343,12 @@ static void kc_redirect(unsigned long ip, struct pt_regs *regs)
 	regs->flags &= ~(X86_EFLAGS_TF | X86_EFLAGS_AC | X86_EFLAGS_DF);
 }
 
+/* int3 runs as an NMI: the preempt count of what it interrupted. */
+static unsigned long kc_interrupted_preempt(void)
+{
+	return preempt_count() - (NMI_OFFSET + HARDIRQ_OFFSET);
+}
+
 /* Returns the reason not to sample this hit, or -1 to sample it. */
 static int kc_should_skip(unsigned long preempt)
 {
@@ -311,7 +379,7 @@ static bool kc_claim_window(void)
 int kc_stall_try(unsigned long ip, const struct kc_insn *insn,
 		 struct pt_regs *regs)
 {
-	unsigned long preempt = preempt_count() - (NMI_OFFSET + HARDIRQ_OFFSET);
+	unsigned long preempt = kc_interrupted_preempt();
 	unsigned int size = insn->mem[0].size;
 	struct kc_sample *s;
 	unsigned long addr, watch_addr;
@@ -340,7 +408,7 @@ int kc_stall_try(unsigned long ip, const struct kc_insn *insn,
 	if (!s->slot)
 		goto unsample;
 	skip = KC_SKIP_NO_MARK;
-	s->mark = kc_mark_claim(ip, regs->sp);
+	s->mark = kc_mark_claim(ip, regs->sp, false);
 	if (!s->mark)
 		goto unslot;
 	s->ip = ip;
@@ -366,6 +434,90 @@ unwindow:
 	atomic_dec(&kc_windows_open);
 skipped:
 	kc_count_skip(skip);
+	return 0;
+}
+
+static bool kc_claim_flight(void)
+{
+	atomic_inc(&kc_stalls_in_flight);
+	/* pairs with kc_stall_block(): one of us sees the other */
+	smp_mb__after_atomic();
+	if (!atomic_read(&kc_blocked))
+		return true;
+	atomic_dec(&kc_stalls_in_flight);
+	return false;
+}
+
+static struct kc_waiter *kc_waiter_claim(void)
+{
+	int i;
+
+	for (i = 0; i < KC_NR_WAITERS; i++)
+		if (!atomic_cmpxchg(&kc_waiters[i].busy, 0, 1))
+			return &kc_waiters[i];
+	return NULL;
+}
+
+static struct kc_waiter *kc_waiter_find(struct task_struct *task,
+					unsigned long sp)
+{
+	int i;
+
+	for (i = 0; i < KC_NR_WAITERS; i++)
+		if (atomic_read(&kc_waiters[i].busy) &&
+		    kc_waiters[i].task == task && kc_waiters[i].sp == sp)
+			return &kc_waiters[i];
+	return NULL;
+}
+
+/* This CPU let @ip's sampled thread through moments ago. */
+static bool kc_just_passed(unsigned long ip)
+{
+	struct kc_passed *p = this_cpu_ptr(&kc_passed);
+
+	if (p->addr != ip || p->task != current ||
+	    ktime_get_mono_fast_ns() - p->ns > KC_REHIT_NS)
+		return false;
+	p->addr = 0;
+	return true;
+}
+
+/*
+ * int3, NMI-like, on a spent hit. A sampled thread back at its breakpoint
+ * within KC_REHIT_NS of passing it is in a loop: it would trap on every
+ * pass until the armer has taken the breakpoint out of the text, which
+ * takes a millisecond or two under TCG, where one trap and its single-step
+ * take over 100 us. Where it may sleep, it waits for that in the
+ * trampoline instead, once per sample. A thread that comes back later
+ * traps once and goes on: the trap costs it less than the wait would.
+ * Returns 1 when the thread was redirected.
+ */
+int kc_stall_rehit(unsigned long ip, struct pt_regs *regs)
+{
+	struct kc_waiter *w;
+
+	/* kc_can_sleep() decides in the trampoline; this is its cheap part */
+	if (kc_interrupted_preempt() || !(regs->flags & X86_EFLAGS_IF) ||
+	    this_cpu_read(kc_cpu_busy) || !kc_just_passed(ip))
+		return 0;
+	if (!kc_claim_flight())
+		return 0;
+	w = kc_waiter_claim();
+	if (!w)
+		goto unflight;
+	w->mark = kc_mark_claim(ip, regs->sp, true);
+	if (!w->mark)
+		goto unwaiter;
+	w->ip = ip;
+	w->sp = regs->sp;
+	WRITE_ONCE(w->task, current);
+	kc_redirect(ip, regs);
+	return 1;
+
+unwaiter:
+	atomic_set_release(&w->busy, 0);
+unflight:
+	atomic_dec(&kc_stalls_in_flight);
 	return 0;
 }
 
@@ -581,33 +733,54 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 	kc_report_submit(r);
 }
 
-static bool kc_text_restored(unsigned long ip)
-{
-	u8 b;
-
-	return !copy_from_kernel_nofault(&b, (void *)ip, 1) && b != 0xcc;
-}
-
 /*
- * A hot loop would run into its spent breakpoint again and again until
- * the armer has taken it out: where the thread may sleep anyway, it waits
- * for that instead (a few microseconds on hardware, milliseconds under
- * QEMU TCG, where each trap costs more than the wait), bounded.
+ * Until the spent breakpoint is out: the armer may arm the site again at
+ * once (a target of one site), and the int3 is then a new sample's.
+ * Bounded: the armer may be held back (patching, the stall governor).
  */
 static void kc_wait_retired(unsigned long ip, unsigned int max_us)
 {
 	u64 end = kc_now_us() + max_us;
 
-	while (kc_now_us() < end && !kc_text_restored(ip))
+	while (kc_now_us() < end && !kc_text_restored(ip) &&
+	       kc_pool_spent_at(ip))
 		usleep_range(KC_RETIRE_POLL_US, KC_RETIRE_POLL_US + 50);
+}
+
+static void kc_count_stall(u64 start)
+{
+	/* what the sampled thread paid: the stall budget in the benchmark */
+	atomic_long_add(div_u64(ktime_get_mono_fast_ns() - start,
+				NSEC_PER_USEC), &kc_stats.stall_us);
+}
+
+static void kc_wait_out(struct kc_waiter *w)
+{
+	u64 start = ktime_get_mono_fast_ns();
+
+	if (kc_can_sleep()) {
+		kc_wait_retired(w->ip, KC_RETIRE_WAIT_US);
+		atomic_long_inc(&kc_stats.loop_waits);
+	}
+	kc_mark_settle(w->mark, w->ip);
+	kc_count_stall(start);
+	WRITE_ONCE(w->task, NULL);
+	atomic_set_release(&w->busy, 0);
+	atomic_dec(&kc_stalls_in_flight);
 }
 
 /* Called by the trampoline, in the sampled thread's own context. */
 __visible void kc_stall(struct pt_regs *regs)
 {
-	struct kc_sample *s = kc_sample_find(current, regs->sp);
+	struct kc_waiter *w = kc_waiter_find(current, regs->sp);
+	struct kc_sample *s;
 	u64 start = ktime_get_mono_fast_ns();
 
+	if (w) {
+		kc_wait_out(w);
+		return;
+	}
+	s = kc_sample_find(current, regs->sp);
 	if (WARN_ON_ONCE(!s)) {
 		/* its slot stays lost; the counts unload waits on must not */
 		atomic_dec(&kc_windows_open);
@@ -618,20 +791,8 @@ __visible void kc_stall(struct pt_regs *regs)
 		kc_sample_run(s, regs);
 	else
 		kc_count_skip(KC_SKIP_RCU);
-	if (kc_can_sleep())
-		kc_wait_retired(s->ip, KC_RETIRE_WAIT_US);
-
-	if (kc_text_restored(s->ip)) {
-		/* no int3 to come back to: the mark is not needed */
-		atomic_set_release(&s->mark->state, KC_MARK_FREE);
-	} else {
-		s->mark->stamp = jiffies;
-		atomic_inc(&kc_marks_ready);
-		atomic_set_release(&s->mark->state, KC_MARK_READY);
-	}
-	/* what the sampled thread paid: the stall budget in the benchmark */
-	atomic_long_add(div_u64(ktime_get_mono_fast_ns() - start,
-				NSEC_PER_USEC), &kc_stats.stall_us);
+	kc_mark_settle(s->mark, s->ip);
+	kc_count_stall(start);
 	kc_watch_release(s->slot);
 	WRITE_ONCE(s->task, NULL);
 	atomic_set_release(&s->busy, 0);

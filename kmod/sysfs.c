@@ -251,7 +251,7 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 	n += kc_pool_stats(buf + n, PAGE_SIZE - n);
 	n += kc_sampler_stats(buf + n, PAGE_SIZE - n);
 	n += sysfs_emit_at(buf, n,
-			   "samples %ld\nstall_us %ld\n"
+			   "samples %ld\nstall_us %ld\nloop_waits %ld\n"
 			   "watch_full %ld\nwatch_partial %ld\n"
 			   "window_partial %ld\n"
 			   "races %ld\nunknown_origin %ld\n"
@@ -260,6 +260,7 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   "racer_outside %ld\n",
 			   atomic_long_read(&s->samples),
 			   atomic_long_read(&s->stall_us),
+			   atomic_long_read(&s->loop_waits),
 			   atomic_long_read(&s->watch_full),
 			   atomic_long_read(&s->watch_partial),
 			   atomic_long_read(&s->window_partial),
