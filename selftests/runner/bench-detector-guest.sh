@@ -81,8 +81,11 @@ lost() {
 	awk '$1 ~ /^rate_lost_/ { sub(/^rate_lost_/, "", $1); print $1, $2 }' \
 		$sys/stats
 }
+# (files, not <(...): the guest has no /dev/fd)
 lost_why() {
-	join <(echo "$1" | sort) <(echo "$2" | sort) |
+	echo "$1" | sort > $TMPDIR/lost0
+	echo "$2" | sort > $TMPDIR/lost1
+	join $TMPDIR/lost0 $TMPDIR/lost1 |
 		awk -v t="$3" '{ d = $3 - $2 } d > best { best = d; why = $1 }
 			END { if (best > 0) printf "%s:%.1f/s", why, best / t;
 			      else print "-" }'
