@@ -186,14 +186,22 @@ static bool kc_counter_decided(const struct kc_side *a)
 /*
  * Went up, or did not visibly change. "Small" leaves room for the
  * thousands of increments a busy counter sees in one window; a pointer
- * or a reset never looks like that.
+ * or a reset never looks like that. Down only when the racer's increment
+ * was the one access the window caught: its write is then the only one,
+ * and the count went down because the value it added to was read before
+ * the window (a lost update: under QEMU TCG the host can deschedule a
+ * vCPU between an add's read and its write; B1 was seen 237 lower). A
+ * reset by a third party traps too, and makes two.
  */
 static bool kc_value_went_up(const struct kc_report *r)
 {
 	u64 mask = r->size >= 8 ? ~0ULL : (1ULL << (r->size * 8)) - 1;
 	u64 delta = (r->new_value - r->old_value) & mask;
+	u64 lost = (r->old_value - r->new_value) & mask;
 
-	return !r->value_changed || (delta && delta <= (1U << 20));
+	if (!r->value_changed || (delta && delta <= (1U << 20)))
+		return true;
+	return r->has_racer && r->nr_traps == 1 && lost && lost <= (1U << 20);
 }
 
 /*

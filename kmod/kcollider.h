@@ -134,6 +134,7 @@ struct kc_report {
 	struct kc_side sampled;
 	struct kc_side racer;
 	bool has_racer;
+	u8 nr_traps;			/* accesses the watch caught, capped */
 	bool value_changed;
 	unsigned long addr;
 	u8 size;
@@ -336,6 +337,7 @@ int kc_watch_latency_show(struct seq_file *m, void *v);
 bool kc_watch_take_trap(struct kc_slot *slot, struct kc_side *racer,
 			struct kc_regs *regs);
 bool kc_watch_trapped(struct kc_slot *slot);
+unsigned int kc_watch_nr_traps(struct kc_slot *slot);
 bool kc_watch_complete(struct kc_slot *slot);
 unsigned int kc_watch_holding(struct kc_slot *slot);
 bool kc_addr_is_detector(unsigned long addr, unsigned int size);

@@ -498,6 +498,11 @@ bool kc_watch_trapped(struct kc_slot *slot)
 	return atomic_read(&slot->nr_traps) > 0;
 }
 
+unsigned int kc_watch_nr_traps(struct kc_slot *slot)
+{
+	return atomic_read(&slot->nr_traps);
+}
+
 #define KC_TRAP_RECORD_WAIT_NS	(10 * NSEC_PER_MSEC)
 
 /*
