@@ -489,7 +489,8 @@ static bool kc_just_passed(unsigned long ip)
  * takes a millisecond or two under TCG, where one trap and its single-step
  * take over 100 us. Where it may sleep, it waits for that in the
  * trampoline instead, once per sample. A thread that comes back later
- * traps once and goes on: the trap costs it less than the wait would.
+ * passes the breakpoint seldom: its few traps until the breakpoint is out
+ * cost it less than the wait would.
  * Returns 1 when the thread was redirected.
  */
 int kc_stall_rehit(unsigned long ip, struct pt_regs *regs)
