@@ -77,6 +77,7 @@ struct kc_stats {
 	atomic_long_t reports_lost;
 	atomic_long_t dr_repaired;
 	atomic_long_t late_traps;
+	atomic_long_t traps_awaited;	/* changed value, #DB came late */
 	atomic_long_t racer_outside;	/* covering watch, other bytes */
 	atomic_long_t skipped[KC_NR_SKIPS];
 };

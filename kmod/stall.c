@@ -631,6 +631,34 @@ static void kc_wait_window(struct kc_window *w, bool sleep, unsigned int us)
 	}
 }
 
+/*
+ * Under QEMU TCG a racer's store is visible before its #DB runs (the
+ * exception is raised after the instruction, and the host may deschedule
+ * that vCPU in between). Disarming at once would make the trap late and
+ * the report one of unknown origin: B6's LOCK'd owner, trapped in every
+ * other window, once came out so. A changed value keeps the watch until
+ * its trap lands, bounded: an invisible writer (an alias) never traps.
+ */
+#define KC_LATE_TRAP_SLEEP_US	10000
+#define KC_LATE_TRAP_ATOMIC_US	1000
+
+static void kc_await_trap(struct kc_window *w, bool sleep)
+{
+	unsigned int max = sleep ? KC_LATE_TRAP_SLEEP_US : KC_LATE_TRAP_ATOMIC_US;
+	u64 end = kc_now_us() + max;
+	unsigned int i;
+
+	for (i = 0; i < max && !kc_watch_trapped(w->slot) &&
+	     kc_now_us() < end; i++) {
+		if (sleep)
+			usleep_range(KC_ACK_POLL_US, 2 * KC_ACK_POLL_US);
+		else
+			udelay(1);
+	}
+	if (kc_watch_trapped(w->slot))
+		atomic_long_inc(&kc_stats.traps_awaited);
+}
+
 static void kc_fill_sampled(struct kc_sample *s, struct pt_regs *regs,
 			    struct kc_side *a)
 {
@@ -697,6 +725,9 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 	 * arming, and a write seen after that has no racer to name.
 	 */
 	r->new_value = kc_read_value(s->addr, s->size);
+	if (w.complete && r->new_value != w.baseline &&
+	    !kc_watch_trapped(w.slot))
+		kc_await_trap(&w, sleep);
 	/* acknowledgements that came after the arming wait count too */
 	if (!w.complete)
 		r->armed_cpus = max(r->armed_cpus, kc_watch_holding(s->slot));

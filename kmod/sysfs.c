@@ -257,7 +257,7 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   "races %ld\nunknown_origin %ld\n"
 			   "reports_suppressed %ld\nreports_lost %ld\n"
 			   "dr_repaired %ld\nlate_traps %ld\n"
-			   "racer_outside %ld\n",
+			   "traps_awaited %ld\nracer_outside %ld\n",
 			   atomic_long_read(&s->samples),
 			   atomic_long_read(&s->stall_us),
 			   atomic_long_read(&s->loop_waits),
@@ -270,6 +270,7 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   atomic_long_read(&s->reports_lost),
 			   atomic_long_read(&s->dr_repaired),
 			   atomic_long_read(&s->late_traps),
+			   atomic_long_read(&s->traps_awaited),
 			   atomic_long_read(&s->racer_outside));
 	for (i = 0; i < KC_NR_FILTERS; i++)
 		n += sysfs_emit_at(buf, n, "benign_%s %ld\n",

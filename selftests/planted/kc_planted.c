@@ -324,6 +324,24 @@ static void kc_r8_reader(void)
 	WRITE_ONCE(kc_sink, kc_r8_read());
 }
 
+/*
+ * ---- R26: R8's read, and a store that shows before its trap ----
+ * Under QEMU TCG a racer's store can be visible before its #DB runs: the
+ * exception comes after the instruction and the host may deschedule the
+ * vCPU in between. This plays that out: the alias store changes the value
+ * without a trap, the direct store 2-3 ms later traps, after the reader's
+ * window has closed.
+ */
+static int kc_r26_next;
+
+noinline void kc_r26_write_late(void)
+{
+	(*kc_r8_alias)++;
+	usleep_range(2000, 3000);
+	*kc_r8_direct = ++kc_r26_next;
+	usleep_range(2000, 3000);
+}
+
 /* ---- R9: store buffering, x = 1; r0 = y  vs  y = 1; r1 = x ---- */
 
 noinline void kc_r9_write_x(void)
@@ -1425,6 +1443,7 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "n13", { kc_n13_adder, kc_n13_reader }, { 0, 1 } },
 	{ "r24", { kc_n13_adder, kc_r24_reader }, { 0, 1 } },
 	{ "r25", { kc_r25_thread0, kc_r25_thread1 }, { 0, 1 } },
+	{ "r26", { kc_r8_reader, kc_r26_write_late }, { 0, 1 } },
 };
 
 /* Sleeps @ms, or less when the writer is signalled; -EINTR then. */

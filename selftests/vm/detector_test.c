@@ -186,6 +186,28 @@ TEST_F_TIMEOUT(planted, r8_invisible_writer_is_unknown_origin, 120)
 	ASSERT_GE(kc_stat("unknown_origin"), 1);
 }
 
+/*
+ * The value changed and the racer's #DB comes only after the window: the
+ * watch must be held until it lands, or the report loses its racer.
+ */
+TEST_F_TIMEOUT(planted, r26_store_seen_before_its_trap_names_the_racer, 120)
+{
+	static const char * const needles[] = {
+		"BUG: KCOLLIDER: data-race in ", "kc_r26_write_late+",
+		"value changed: 0x", NULL,
+	};
+
+	ASSERT_EQ(0, kc_write_attr("targets", "kc_planted:kc_r8_read"));
+	ASSERT_EQ(0, kc_enable());
+	ASSERT_TRUE(run_until("r26", 60, needles, report, sizeof(report)))
+		TH_LOG("no R26 report naming the late racer; traps_awaited %ld"
+		       " unknown_origin %ld; log:\n%.3000s",
+		       kc_stat("traps_awaited"), kc_stat("unknown_origin"),
+		       read_reports());
+	ASSERT_NE(NULL, strstr(report, " kc_r8_read+")) TH_LOG("%s", report);
+	ASSERT_GE(kc_stat("traps_awaited"), 1);
+}
+
 TEST_F_TIMEOUT(planted, n1_spinlocked_counter_never_reported, 120)
 {
 	const char *log;
