@@ -329,17 +329,18 @@ static void kc_r8_reader(void)
  * Under QEMU TCG a racer's store can be visible before its #DB runs: the
  * exception comes after the instruction and the host may deschedule the
  * vCPU in between. This plays that out: the alias store changes the value
- * without a trap, the direct store 2-3 ms later traps, after the reader's
- * window has closed.
+ * without a trap, the direct store 5-6 ms later traps, after the reader's
+ * window (1-2 ms by default) has closed and within the 10 ms the watch is
+ * then held.
  */
 static int kc_r26_next;
 
 noinline void kc_r26_write_late(void)
 {
 	(*kc_r8_alias)++;
-	usleep_range(2000, 3000);
+	usleep_range(5000, 6000);
 	*kc_r8_direct = ++kc_r26_next;
-	usleep_range(2000, 3000);
+	usleep_range(5000, 6000);
 }
 
 /* ---- R9: store buffering, x = 1; r0 = y  vs  y = 1; r1 = x ---- */
