@@ -668,6 +668,31 @@ static void kc_percpu_bounds_init(void)
  * vmalloc space, module data and the kernel image; never what the #DB
  * entry path itself reads (mechanics: within_cpu_entry()).
  */
+/*
+ * ioremap()ed device memory lives in the vmalloc area too. A watch on it
+ * would be harmless, but a window reads the value twice and the #DB
+ * callback once, and reading a device register can act on the device
+ * (virtio's ISR status clears on read, FIFOs pop). Only memory mapped
+ * write-back onto RAM is watched. A lockless walk of init_mm's tables:
+ * int3 context.
+ */
+static bool kc_addr_is_wb_ram(unsigned long addr)
+{
+	unsigned int level;
+	pte_t *pte = lookup_address(addr, &level);
+	pte_t entry;
+
+	if (!pte)
+		return false;
+	entry = READ_ONCE(*pte);
+	if (!pte_present(entry) ||
+	    (pte_flags(entry) & (_PAGE_PCD | _PAGE_PWT)) ||
+	    (pte_flags(entry) & (level == PG_LEVEL_4K ? _PAGE_PAT :
+						      _PAGE_PAT_LARGE)))
+		return false;
+	return pfn_valid(pte_pfn(entry));
+}
+
 bool kc_addr_forbidden(unsigned long addr, unsigned int size)
 {
 	unsigned long offs = (unsigned long)&__per_cpu_offset[0];
@@ -681,7 +706,8 @@ bool kc_addr_forbidden(unsigned long addr, unsigned int size)
 	if (addr >= PAGE_OFFSET && addr < (unsigned long)high_memory)
 		return kc_addr_near_percpu(addr);
 	if (is_vmalloc_addr((void *)addr))
-		return false;
+		return !kc_addr_is_wb_ram(addr) ||
+		       !kc_addr_is_wb_ram(addr + size - 1);
 	if (addr >= MODULES_VADDR && addr < MODULES_END)
 		return false;
 	if (addr >= __START_KERNEL_map &&

@@ -21,6 +21,7 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
+#include <linux/io.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
@@ -341,6 +342,45 @@ noinline void kc_r26_write_late(void)
 	usleep_range(5000, 6000);
 	*kc_r8_direct = ++kc_r26_next;
 	usleep_range(5000, 6000);
+}
+
+/*
+ * ---- N14: a device register, read as drivers read them ----
+ * The HPET's main counter, mapped again with ioremap() (uncached): no
+ * effect when read, but the detector must never read device memory of
+ * its own, nor watch it. NULL where the machine has no HPET there.
+ */
+#define KC_N14_HPET_BASE	0xfed00000UL
+#define KC_N14_HPET_COUNTER	0xf0
+static void __iomem *kc_n14_regs;
+
+/* the register its only memory access: the pointer comes in a register */
+noinline u32 kc_n14_read_counter(void __iomem *regs)
+{
+	return readl(regs + KC_N14_HPET_COUNTER);
+}
+
+static void kc_n14_reader(void)
+{
+	void __iomem *regs = READ_ONCE(kc_n14_regs);
+
+	if (regs)
+		WRITE_ONCE(kc_sink, kc_n14_read_counter(regs));
+}
+
+static void kc_n14_map(void)
+{
+	u32 id;
+
+	kc_n14_regs = ioremap(KC_N14_HPET_BASE, 1024);
+	if (!kc_n14_regs)
+		return;
+	/* the capabilities register: a vendor and a counter period */
+	id = readl(kc_n14_regs);
+	if (!id || id == ~0U || !readl(kc_n14_regs + 4)) {
+		iounmap(kc_n14_regs);
+		kc_n14_regs = NULL;
+	}
 }
 
 /* ---- R9: store buffering, x = 1; r0 = y  vs  y = 1; r1 = x ---- */
@@ -1445,6 +1485,7 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "r24", { kc_n13_adder, kc_r24_reader }, { 0, 1 } },
 	{ "r25", { kc_r25_thread0, kc_r25_thread1 }, { 0, 1 } },
 	{ "r26", { kc_r8_reader, kc_r26_write_late }, { 0, 1 } },
+	{ "n14", { kc_n14_reader }, { 0 } },
 };
 
 /* Sleeps @ms, or less when the writer is signalled; -EINTR then. */
@@ -1573,6 +1614,7 @@ static int kc_facts_show(struct seq_file *m, void *v)
 	seq_printf(m, "f1_field_size %zu\n", sizeof(kc_f1_obj->stats.writes));
 	kc_fact_addr(m, "r8_direct", kc_r8_direct);
 	kc_fact_addr(m, "r8_alias", kc_r8_alias);
+	kc_fact_addr(m, "n14_regs", (void __force *)kc_n14_regs);
 	seq_printf(m, "n7_size %zu\n", sizeof(struct kc_n7_obj));
 	seq_printf(m, "n7_allocs %ld\n", atomic_long_read(&kc_n7_allocs));
 	seq_printf(m, "n7_reused %ld\n", atomic_long_read(&kc_n7_reused));
@@ -1665,6 +1707,7 @@ static int __init kc_planted_init(void)
 	hrtimer_init(&kc_r17_timer, CLOCK_MONOTONIC,
 		     HRTIMER_MODE_REL_PINNED_SOFT);
 	kc_r17_timer.function = kc_r17_timer_fn;
+	kc_n14_map();
 	kc_dir = debugfs_create_dir("kc_planted", NULL);
 	debugfs_create_file("run", 0200, kc_dir, NULL, &kc_run_fops);
 	debugfs_create_file("facts", 0400, kc_dir, NULL, &kc_facts_fops);
@@ -1692,6 +1735,8 @@ static void __exit kc_planted_exit(void)
 	hrtimer_cancel(&kc_r5_timer);
 	hrtimer_cancel(&kc_r6_timer);
 	hrtimer_cancel(&kc_r17_timer);
+	if (kc_n14_regs)
+		iounmap(kc_n14_regs);
 	vunmap(kc_r8_alias);
 	__free_page(kc_r8_page);
 	kmem_cache_destroy(kc_n9_cache);
