@@ -664,11 +664,6 @@ static void kc_percpu_bounds_init(void)
 }
 
 /*
- * Only memory a data race can live in: the direct map (slab, pages),
- * vmalloc space, module data and the kernel image; never what the #DB
- * entry path itself reads (mechanics: within_cpu_entry()).
- */
-/*
  * ioremap()ed device memory lives in the vmalloc area too. A watch on it
  * would be harmless, but a window reads the value twice and the #DB
  * callback once, and reading a device register can act on the device
@@ -693,6 +688,12 @@ static bool kc_addr_is_wb_ram(unsigned long addr)
 	return pfn_valid(pte_pfn(entry));
 }
 
+/*
+ * Only memory a data race can live in: the direct map (slab, pages),
+ * vmalloc space (RAM there, not device registers), module data and the
+ * kernel image; never what the #DB entry path itself reads (mechanics:
+ * within_cpu_entry()).
+ */
 bool kc_addr_forbidden(unsigned long addr, unsigned int size)
 {
 	unsigned long offs = (unsigned long)&__per_cpu_offset[0];
