@@ -33,6 +33,7 @@
 #define KC_RETIRE_POLL_US	100
 #define KC_RETIRE_WAIT_US	20000
 #define KC_REHIT_NS	NSEC_PER_MSEC
+#define KC_MAX_LOOP_WAITS	4
 
 enum { KC_MARK_FREE, KC_MARK_CLAIMED, KC_MARK_READY };
 
@@ -42,7 +43,7 @@ struct kc_mark {
 	unsigned long sp;
 	struct task_struct *task;
 	unsigned long stamp;
-	bool after_wait;		/* let through after a kc_waiter */
+	unsigned int loop_waits;	/* its thread waited this often */
 };
 
 /*
@@ -63,6 +64,8 @@ struct kc_passed {
 	unsigned long addr;
 	struct task_struct *task;
 	u64 ns;
+	unsigned int late_rehits;
+	unsigned int loop_waits;
 };
 
 /* What the pre-handler learnt, for the stall that follows. */
@@ -109,7 +112,7 @@ static bool kc_text_restored(unsigned long ip)
 }
 
 static struct kc_mark *kc_mark_claim(unsigned long addr, unsigned long sp,
-				     bool after_wait)
+				     unsigned int loop_waits)
 {
 	int i;
 
@@ -121,7 +124,7 @@ static struct kc_mark *kc_mark_claim(unsigned long addr, unsigned long sp,
 		m->addr = addr;
 		m->sp = sp;
 		m->task = current;
-		m->after_wait = after_wait;
+		m->loop_waits = loop_waits;
 		return m;
 	}
 	return NULL;
@@ -140,19 +143,21 @@ static void kc_mark_settle(struct kc_mark *m, unsigned long ip)
 	atomic_set_release(&m->state, KC_MARK_READY);
 }
 
-static void kc_note_passed(unsigned long addr)
+static void kc_note_passed(unsigned long addr, unsigned int loop_waits)
 {
 	struct kc_passed *p = this_cpu_ptr(&kc_passed);
 
 	p->addr = addr;
 	p->task = current;
 	p->ns = ktime_get_mono_fast_ns();
+	p->late_rehits = 0;
+	p->loop_waits = loop_waits;
 }
 
 /* The stalled thread's own int3 on the way back: let it execute. */
 bool kc_stall_resume(unsigned long addr, unsigned long sp)
 {
-	bool after_wait;
+	unsigned int loop_waits;
 	int i;
 
 	if (!atomic_read(&kc_marks_ready))
@@ -164,12 +169,11 @@ bool kc_stall_resume(unsigned long addr, unsigned long sp)
 			continue;
 		if (m->addr != addr || m->sp != sp || m->task != current)
 			continue;
-		after_wait = m->after_wait;
+		loop_waits = m->loop_waits;
 		if (atomic_cmpxchg(&m->state, KC_MARK_READY, KC_MARK_FREE) ==
 		    KC_MARK_READY) {
 			atomic_dec(&kc_marks_ready);
-			if (!after_wait)
-				kc_note_passed(addr);
+			kc_note_passed(addr, loop_waits);
 			return true;
 		}
 	}
@@ -408,7 +412,7 @@ int kc_stall_try(unsigned long ip, const struct kc_insn *insn,
 	if (!s->slot)
 		goto unsample;
 	skip = KC_SKIP_NO_MARK;
-	s->mark = kc_mark_claim(ip, regs->sp, false);
+	s->mark = kc_mark_claim(ip, regs->sp, 0);
 	if (!s->mark)
 		goto unslot;
 	s->ip = ip;
@@ -470,14 +474,23 @@ static struct kc_waiter *kc_waiter_find(struct task_struct *task,
 	return NULL;
 }
 
-/* This CPU let @ip's sampled thread through moments ago. */
-static bool kc_just_passed(unsigned long ip)
+/*
+ * This CPU let @ip's sampled thread through, and the thread is back while
+ * the breakpoint is still in the text: at once, or for the second time.
+ * The second time catches a loop whose passes a loaded host has spread
+ * out. A slow armer can outlast one wait: a few more, then it traps.
+ */
+static bool kc_back_in_loop(unsigned long ip, unsigned int *loop_waits)
 {
 	struct kc_passed *p = this_cpu_ptr(&kc_passed);
 
 	if (p->addr != ip || p->task != current ||
-	    ktime_get_mono_fast_ns() - p->ns > KC_REHIT_NS)
+	    p->loop_waits >= KC_MAX_LOOP_WAITS)
 		return false;
+	if (ktime_get_mono_fast_ns() - p->ns > KC_REHIT_NS &&
+	    ++p->late_rehits < 2)
+		return false;
+	*loop_waits = p->loop_waits;
 	p->addr = 0;
 	return true;
 }
@@ -488,25 +501,26 @@ static bool kc_just_passed(unsigned long ip)
  * pass until the armer has taken the breakpoint out of the text, which
  * takes a millisecond or two under TCG, where one trap and its single-step
  * take over 100 us. Where it may sleep, it waits for that in the
- * trampoline instead, once per sample. A thread that comes back later
- * passes the breakpoint seldom: its few traps until the breakpoint is out
- * cost it less than the wait would.
+ * trampoline instead. A thread that comes back later may pass the
+ * breakpoint seldom: one trap costs it less than a wait would, but the
+ * second means a loop slowed down by a loaded host, not a rare path.
  * Returns 1 when the thread was redirected.
  */
 int kc_stall_rehit(unsigned long ip, struct pt_regs *regs)
 {
+	unsigned int loop_waits;
 	struct kc_waiter *w;
 
 	/* kc_can_sleep() decides in the trampoline; this is its cheap part */
 	if (kc_interrupted_preempt() || !(regs->flags & X86_EFLAGS_IF) ||
-	    this_cpu_read(kc_cpu_busy) || !kc_just_passed(ip))
+	    this_cpu_read(kc_cpu_busy) || !kc_back_in_loop(ip, &loop_waits))
 		return 0;
 	if (!kc_claim_flight())
 		return 0;
 	w = kc_waiter_claim();
 	if (!w)
 		goto unflight;
-	w->mark = kc_mark_claim(ip, regs->sp, true);
+	w->mark = kc_mark_claim(ip, regs->sp, loop_waits + 1);
 	if (!w->mark)
 		goto unwaiter;
 	w->ip = ip;

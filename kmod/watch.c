@@ -690,7 +690,8 @@ static bool kc_addr_is_wb_ram(unsigned long addr)
 
 /*
  * Only memory a data race can live in: the direct map (slab, pages),
- * vmalloc space (RAM there, not device registers), module data and the
+ * vmalloc space (RAM there, not device registers: every page the access
+ * touches is looked up, in int3 context), module data and the
  * kernel image; never what the #DB entry path itself reads (mechanics:
  * within_cpu_entry()).
  */
@@ -708,7 +709,8 @@ bool kc_addr_forbidden(unsigned long addr, unsigned int size)
 		return kc_addr_near_percpu(addr);
 	if (is_vmalloc_addr((void *)addr))
 		return !kc_addr_is_wb_ram(addr) ||
-		       !kc_addr_is_wb_ram(addr + size - 1);
+		       (((addr ^ (addr + size - 1)) & PAGE_MASK) &&
+			!kc_addr_is_wb_ram(addr + size - 1));
 	if (addr >= MODULES_VADDR && addr < MODULES_END)
 		return false;
 	if (addr >= __START_KERNEL_map &&
