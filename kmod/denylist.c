@@ -76,6 +76,13 @@ static const char * const kc_denied_names[] = {
 	"*clockevent*", "read_tsc", "native_sched_clock*", "sched_clock*",
 	"*udelay*", "*ndelay*", "delay_*", "__delay", "usleep*",
 	"jiffies*", "*timekeeping*", "do_timer",
+	/*
+	 * every clocksource's read: the stall reads the clock in the sampled
+	 * thread's context, and read_hpet() sampled between taking and
+	 * dropping its lock spun forever on it (a hunt, every vCPU there)
+	 */
+	"*hpet*", "acpi_pm_*", "*kvm_clock*", "kvm_sched_clock*",
+	"pvclock_*",
 	/* workqueues and kthreads (the report and armer workers) */
 	"*work*", "*kthread*", "worker_*", "*pwq*", "wq_*",
 	/* RCU */

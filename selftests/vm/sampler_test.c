@@ -273,6 +273,47 @@ TEST_F(engine, denied_functions_have_no_sites)
 	ASSERT_GT(target_sites("pipe_write"), 0);
 }
 
+static bool kernel_has_function(const char *name)
+{
+	char line[256], sym[128];
+	bool found = false;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%*s %*c %127s", sym) == 1 &&
+			!strcmp(sym, name);
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * The stall reads the clock in the sampled thread's own context: a
+ * clocksource's read function sampled while it holds its lock (HPET's)
+ * would wait for itself. Every one this kernel has is denied, and the
+ * one in use at least is there to check.
+ */
+TEST_F(engine, clocksource_reads_have_no_sites)
+{
+	static const char * const reads[] = {
+		"read_hpet", "read_tsc", "acpi_pm_read", "acpi_pm_read_slow",
+		"kvm_clock_get_cycles", NULL,
+	};
+	int i, checked = 0;
+
+	for (i = 0; reads[i]; i++) {
+		if (!kernel_has_function(reads[i]))
+			continue;
+		ASSERT_EQ(0, kc_write_attr("targets", "clear"));
+		ASSERT_EQ(0, kc_write_attr("targets", reads[i]))
+			TH_LOG("%s", reads[i]);
+		ASSERT_EQ(0, target_sites(reads[i])) TH_LOG("%s", reads[i]);
+		checked++;
+	}
+	TH_LOG("%d clocksource reads checked", checked);
+	ASSERT_GE(checked, 2);
+}
+
 /*
  * A fired breakpoint leaves the text: after the hot loop ran with
  * sampling on, every breakpoint that fired has been retired (no enabled
