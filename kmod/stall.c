@@ -14,6 +14,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/blkdev.h>
 #include <linux/delay.h>
 #include <linux/hardirq.h>
 #include <linux/kprobes.h>
@@ -544,6 +545,29 @@ static bool kc_can_sleep(void)
 	       !pagefault_disabled();
 }
 
+/*
+ * The sampled thread could only have been preempted where it stands, and
+ * preemption leaves its block plug alone; a voluntary sleep flushes it
+ * (sched_submit_work()). Code between blk_start_plug() and its finish
+ * may be halfway through a merge into a request on that plug: flushed
+ * under it, the request is issued and completed while it still merges
+ * (seen in make hunt: NULL bio in ll_back_merge_fn() from
+ * blk_attempt_plug_merge()). The plug is set aside while the stall
+ * sleeps.
+ */
+static void kc_sleep_range(unsigned long min_us, unsigned long max_us)
+{
+#ifdef CONFIG_BLOCK
+	struct blk_plug *plug = current->plug;
+
+	current->plug = NULL;
+	usleep_range(min_us, max_us);
+	current->plug = plug;
+#else
+	usleep_range(min_us, max_us);
+#endif
+}
+
 /* Set while this CPU reads a watched value: its own trap is no race. */
 DEFINE_PER_CPU(int, kc_cpu_reading);
 
@@ -614,7 +638,7 @@ static void kc_wait_armed(struct kc_window *w)
 	u64 end = kc_now_us() + READ_ONCE(kc_settings.arm_timeout_us);
 
 	while (!w->complete && kc_now_us() < end) {
-		usleep_range(KC_ACK_POLL_US, 2 * KC_ACK_POLL_US);
+		kc_sleep_range(KC_ACK_POLL_US, 2 * KC_ACK_POLL_US);
 		kc_window_check(w);
 	}
 }
@@ -632,7 +656,7 @@ static void kc_wait_window(struct kc_window *w, bool sleep, unsigned int us)
 		 */
 		for (now = kc_now_us(); now < end; now = kc_now_us()) {
 			step = min_t(u64, end - now, KC_REFRESH_US);
-			usleep_range(step, step + step / 8 + 1);
+			kc_sleep_range(step, step + step / 8 + 1);
 			if (kc_now_us() < end && !kc_watch_trapped(w->slot))
 				kc_watch_refresh(w->slot);
 			kc_window_check(w);
@@ -665,7 +689,7 @@ static void kc_await_trap(struct kc_window *w, bool sleep)
 	for (i = 0; i < max && !kc_watch_trapped(w->slot) &&
 	     kc_now_us() < end; i++) {
 		if (sleep)
-			usleep_range(KC_ACK_POLL_US, 2 * KC_ACK_POLL_US);
+			kc_sleep_range(KC_ACK_POLL_US, 2 * KC_ACK_POLL_US);
 		else
 			udelay(1);
 	}
@@ -791,7 +815,7 @@ static void kc_wait_retired(unsigned long ip, unsigned int max_us)
 
 	while (kc_now_us() < end && !kc_text_restored(ip) &&
 	       kc_pool_spent_at(ip))
-		usleep_range(KC_RETIRE_POLL_US, KC_RETIRE_POLL_US + 50);
+		kc_sleep_range(KC_RETIRE_POLL_US, KC_RETIRE_POLL_US + 50);
 }
 
 static void kc_count_stall(u64 start)

@@ -16,6 +16,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/blkdev.h>
 #include <linux/bit_spinlock.h>
 #include <linux/cpu.h>
 #include <linux/debugfs.h>
@@ -771,6 +772,44 @@ noinline void kc_h1_step(void)
 }
 
 /*
+ * ---- P1 (not a race): sampled code inside a block plug ----
+ * Between blk_start_plug() and blk_finish_plug() a task may be halfway
+ * through adding to or merging into its plug list; only a voluntary
+ * sleep flushes the plug (sched_submit_work()), never preemption. A
+ * stall that sleeps must leave the plug as preemption would: the unplug
+ * callback below counts every flush schedule() made while the body held
+ * the plug.
+ */
+static unsigned long kc_p1_word;
+static atomic_long_t kc_p1_plugged_runs;
+static atomic_long_t kc_p1_schedule_flushes;
+
+static void kc_p1_unplug(struct blk_plug_cb *cb, bool from_schedule)
+{
+	if (from_schedule)
+		atomic_long_inc(&kc_p1_schedule_flushes);
+	kfree(cb);
+}
+
+noinline void kc_p1_plugged_store(void)
+{
+	kc_p1_word++;
+}
+
+static void kc_p1_body(void)
+{
+	struct blk_plug plug;
+
+	blk_start_plug(&plug);
+	if (blk_check_plugged(kc_p1_unplug, &kc_p1_word,
+			      sizeof(struct blk_plug_cb))) {
+		kc_p1_plugged_store();
+		atomic_long_inc(&kc_p1_plugged_runs);
+	}
+	blk_finish_plug(&plug);
+}
+
+/*
  * ---- R13-R15 (issue 14): the TSO verdicts, one function per thread ----
  * Each side's store and load are in one function, so the analysis needs
  * neither the caller nor the harness. The accesses are plain: these are
@@ -1460,6 +1499,7 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "m1", { kc_m1_reader, kc_m1_atomic_inc }, { 0, 1 } },
 	{ "m2", { kc_m2_plain_store, kc_m2_atomic_inc }, { 0, 1 } },
 	{ "h1", { kc_h1_step }, { 0 } },
+	{ "p1", { kc_p1_body }, { 0 } },
 	{ "r13", { kc_r13_sb0, kc_r13_sb1 }, { 0, 1 } },
 	{ "r14", { kc_r14_sb0, kc_r14_sb1 }, { 0, 1 } },
 	{ "r15", { kc_r15_read, kc_r15_write }, { 0, 1 } },
@@ -1620,6 +1660,10 @@ static int kc_facts_show(struct seq_file *m, void *v)
 	seq_printf(m, "n7_reused %ld\n", atomic_long_read(&kc_n7_reused));
 	seq_printf(m, "n9_bulk_frees %ld\n",
 		   atomic_long_read(&kc_n9_bulk_frees));
+	seq_printf(m, "p1_plugged_runs %ld\n",
+		   atomic_long_read(&kc_p1_plugged_runs));
+	seq_printf(m, "p1_schedule_flushes %ld\n",
+		   atomic_long_read(&kc_p1_schedule_flushes));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(kc_facts);

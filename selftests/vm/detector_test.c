@@ -339,6 +339,32 @@ static const struct knob knobs[] = {
 		NULL } },
 };
 
+/*
+ * A sleeping window must leave the sampled task as preemption would: P1
+ * holds a block plug around its sampled store and counts every flush of
+ * it by schedule(). Without kcollider the count stays 0 (its worker only
+ * yields outside the plug).
+ */
+TEST_F_TIMEOUT(planted, sleeping_window_leaves_the_block_plug_alone, 150)
+{
+	char runs[32] = "", flushes[32] = "";
+	long samples;
+
+	ASSERT_EQ(0, kc_write_attr("targets",
+				   "kc_planted:kc_p1_plugged_store"));
+	ASSERT_EQ(0, kc_enable());
+	samples = run_until_stat("p1", "samples", 20, 120);
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	ASSERT_TRUE(planted_fact("p1_plugged_runs", runs, sizeof(runs)));
+	ASSERT_TRUE(planted_fact("p1_schedule_flushes", flushes,
+				 sizeof(flushes)));
+	TH_LOG("samples %ld stall_us %ld plugged runs %s flushed by schedule %s",
+	       samples, kc_stat("stall_us"), runs, flushes);
+	ASSERT_GE(samples, 20);
+	ASSERT_GT(atol(runs), 0);
+	EXPECT_EQ(0, atol(flushes));
+}
+
 TEST_F(planted, every_knob_rejects_garbage_and_keeps_its_value)
 {
 	char before[64], after[64];

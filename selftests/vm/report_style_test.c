@@ -94,7 +94,8 @@ TEST_F_TIMEOUT(style, kcsan_style_benign_full_is_no_crash, 120)
 	EXPECT_NE(NULL, strstr(read_reports(), KC_REPORT_TITLE_BENIGN "kc_b1_stat_inc"))
 		TH_LOG("%.2000s", read_reports());
 	EXPECT_FALSE(syz_parse(read_reports(), &c))
-		TH_LOG("%s at line %d: %s", c.header, c.line, c.title);
+		TH_LOG("%s at line %d: %s\n%.4000s", c.header, c.line,
+		       c.title, read_reports());
 }
 
 TEST_HARNESS_MAIN
