@@ -622,23 +622,11 @@ static const char *show(const char *buf, size_t len)
 /* "0x<addr> 1 marked": the first byte of a function of kcollider's. */
 static bool own_code_range(char *line, size_t len)
 {
-	FILE *f = fopen("/proc/kallsyms", "r");
-	char sym[256], type, mod[64];
-	unsigned long long addr;
-	bool found = false;
+	unsigned long long addr = kc_kallsyms_find(NULL, "tT", "kcollider");
 
-	if (!f)
-		return false;
-	while (!found && fscanf(f, "%llx %c %255s", &addr, &type, sym) == 3) {
-		if (fscanf(f, "%*[ \t]%63[^\n]", mod) != 1)
-			mod[0] = '\0';
-		found = (type == 't' || type == 'T') && addr &&
-			!strcmp(mod, "[kcollider]");
-	}
-	fclose(f);
-	if (found)
+	if (addr)
 		snprintf(line, len, "0x%llx 1 marked", addr);
-	return found;
+	return addr != 0;
 }
 
 /* ---- the tests ---- */

@@ -240,28 +240,13 @@ TEST_F_TIMEOUT(marking, marks_follow_the_module_and_bad_writes_change_nothing, 1
 	EXPECT_EQ(0, marks_ranges());
 }
 
-static unsigned long kallsyms_text(const char *name)
-{
-	FILE *f = fopen("/proc/kallsyms", "r");
-	char line[256], sym[128], type;
-	unsigned long a, found = 0;
-
-	while (f && !found && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%lx %c %127s", &a, &type, sym) == 3 &&
-		    (type == 't' || type == 'T') && !strcmp(sym, name))
-			found = a;
-	if (f)
-		fclose(f);
-	return found;
-}
-
 /*
  * "mark -V" writes the kernel image's ranges: taken inside one function,
  * refused across two, and kept when modules come and go.
  */
 TEST_F_TIMEOUT(marking, vmlinux_ranges_stay_and_stay_inside_a_function, 60)
 {
-	unsigned long f = kallsyms_text("pipe_read");
+	unsigned long f = kc_kallsyms_find("pipe_read", "tT", NULL);
 	char line[64];
 
 	ASSERT_NE(0, f);

@@ -275,16 +275,7 @@ TEST_F(engine, denied_functions_have_no_sites)
 
 static bool kernel_has_function(const char *name)
 {
-	char line[256], sym[128];
-	bool found = false;
-	FILE *f = fopen("/proc/kallsyms", "r");
-
-	while (f && !found && fgets(line, sizeof(line), f))
-		found = sscanf(line, "%*s %*c %127s", sym) == 1 &&
-			!strcmp(sym, name);
-	if (f)
-		fclose(f);
-	return found;
+	return kc_kallsyms_find(name, NULL, NULL) != 0;
 }
 
 /*

@@ -769,15 +769,7 @@ TEST_F_TIMEOUT(scenario, n6_stack_local_data_silent, 120)
 /* KASAN's instrumentation is in the kernel (the debug kernel). */
 static bool kernel_has_kasan(void)
 {
-	FILE *f = fopen("/proc/kallsyms", "r");
-	char line[256];
-	bool found = false;
-
-	while (f && !found && fgets(line, sizeof(line), f))
-		found = strstr(line, " kasan_report\n") != NULL;
-	if (f)
-		fclose(f);
-	return found;
+	return kc_kallsyms_find("kasan_report", NULL, "") != 0;
 }
 
 TEST_F_TIMEOUT(scenario, n7_freed_and_reallocated_object_silent, 120)

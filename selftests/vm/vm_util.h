@@ -188,7 +188,6 @@ static inline int kc_run(const char *cmd, char *out, size_t len)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-#endif /* KC_VM_UTIL_H */
 
 /* ---- generic file helpers ---- */
 
@@ -241,3 +240,37 @@ static inline long kc_stat(const char *name)
 			return strtol(p + len + 1, NULL, 10);
 	return -1;
 }
+
+/*
+ * Address of a symbol /proc/kallsyms lists (0 if none): @name (NULL: the
+ * first that matches the rest), of a type in @types (NULL: any; "tT" for
+ * code), from @module (NULL: anywhere; "" the kernel image itself).
+ */
+static inline unsigned long long kc_kallsyms_find(const char *name,
+						  const char *types,
+						  const char *module)
+{
+	char line[512], sym[256], mod[72];
+	unsigned long long addr, found = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char type;
+	int n;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		n = sscanf(line, "%llx %c %255s [%63[^]]", &addr, &type, sym,
+			   mod);
+		if (n < 3)
+			continue;
+		if (n == 3)
+			mod[0] = '\0';
+		if ((!name || !strcmp(sym, name)) &&
+		    (!types || strchr(types, type)) &&
+		    (!module || !strcmp(mod, module)))
+			found = addr;
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+#endif /* KC_VM_UTIL_H */
