@@ -186,12 +186,13 @@ static bool kc_counter_decided(const struct kc_side *a)
 /*
  * Went up, or did not visibly change. "Small" leaves room for the
  * thousands of increments a busy counter sees in one window; a pointer
- * or a reset never looks like that. Down only when the racer's increment
- * was the one access the window caught: its write is then the only one,
- * and the count went down because the value it added to was read before
- * the window (a lost update: under QEMU TCG the host can deschedule a
- * vCPU between an add's read and its write; B1 was seen 237 lower). A
- * reset by a third party traps too, and makes two.
+ * or a reset never looks like that. Down only when every access the
+ * window caught was the racer's increment instruction: the count then went
+ * down because an add wrote back a value it read before the window (a
+ * lost update: under QEMU TCG the host can deschedule a vCPU between an
+ * add's read and its write; B1 was seen 237 and 40,353 lower, the latter
+ * with several CPUs' increments trapped). A reset by other code traps at
+ * another instruction.
  */
 static bool kc_value_went_up(const struct kc_report *r)
 {
@@ -201,7 +202,7 @@ static bool kc_value_went_up(const struct kc_report *r)
 
 	if (!r->value_changed || (delta && delta <= (1U << 20)))
 		return true;
-	return r->has_racer && r->nr_traps == 1 && lost && lost <= (1U << 20);
+	return r->has_racer && r->traps_one_site && lost && lost <= (1U << 20);
 }
 
 /*

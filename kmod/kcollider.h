@@ -117,6 +117,7 @@ struct kc_side {
 	u8 dest_reg;			/* a load's register, or 0xff */
 	u8 insn_len;
 	bool has_addr;			/* racer: addr computed from its regs */
+	bool no_access;			/* racer: its instruction accessed none */
 	unsigned long addr;
 	/* racer: the 8 bytes at the watch address, read right after it */
 	bool has_trap_value;
@@ -136,6 +137,7 @@ struct kc_report {
 	struct kc_side racer;
 	bool has_racer;
 	u8 nr_traps;			/* accesses the watch caught, capped */
+	bool traps_one_site;		/* ... all by one instruction */
 	bool value_changed;
 	unsigned long addr;
 	u8 size;
@@ -339,6 +341,7 @@ bool kc_watch_take_trap(struct kc_slot *slot, struct kc_side *racer,
 			struct kc_regs *regs);
 bool kc_watch_trapped(struct kc_slot *slot);
 unsigned int kc_watch_nr_traps(struct kc_slot *slot);
+bool kc_watch_traps_one_site(struct kc_slot *slot);
 bool kc_watch_complete(struct kc_slot *slot);
 unsigned int kc_watch_holding(struct kc_slot *slot);
 bool kc_addr_is_detector(unsigned long addr, unsigned int size);

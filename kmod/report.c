@@ -222,6 +222,24 @@ static void kc_string_address(struct kc_side *a, const struct kc_insn *insn,
 }
 
 /*
+ * The instruction that ends at the trap ip accessed no memory, so it did not
+ * make the access: the #DB came late (CI once titled B1's lossy counter
+ * "kc_b1_stat_inc / kc_worker_fn": a trap ip in the caller, past the ret
+ * that followed the increment, the call before it blamed). A call or ret
+ * does touch the racer's own stack, next to its stack pointer.
+ */
+static bool kc_trap_was_late(const struct kc_insn *insn,
+			     const struct kc_regs *regs, unsigned long watch,
+			     unsigned int watch_len)
+{
+	u64 sp = regs->gpr[KC_REG_RSP];
+
+	if (insn->flags & (KC_INSN_CALL | KC_INSN_RET))
+		return watch >= sp + 16 || watch + watch_len <= sp - 16;
+	return true;
+}
+
+/*
  * Where the racer's instruction accessed, from its registers after it ran:
  * unknown when it changed a register its address is made of.
  */
@@ -239,8 +257,11 @@ static void kc_racer_address(struct kc_side *a, const struct kc_insn *insn,
 		kc_string_address(a, insn, regs, watch, watch_len);
 		return;
 	}
-	if (!(insn->flags & KC_INSN_MEM) ||
-	    insn->op == KC_OP_PUSH || insn->op == KC_OP_POP || reg_written)
+	if (!(insn->flags & KC_INSN_MEM)) {
+		a->no_access = kc_trap_was_late(insn, regs, watch, watch_len);
+		return;
+	}
+	if (insn->op == KC_OP_PUSH || insn->op == KC_OP_POP || reg_written)
 		return;
 	r.ip = a->ip;
 	if (kc_effective_address(insn, 0, &r, &ea))
@@ -686,13 +707,16 @@ static void kc_out_benign_line(const struct kc_report *r, int filter, u64 seq)
  * unknown) raced with it. A covering watch traps on the neighbours of an
  * unaligned field too; and for any watch, a decoded instruction whose
  * address is elsewhere is not the access that trapped (a hunt named a
- * memset of one inode's i_data as the racer on other inodes' fields).
+ * memset of one inode's i_data as the racer on other inodes' fields), nor
+ * is one that accesses no memory at all.
  */
 static bool kc_racer_overlaps(const struct kc_report *r)
 {
 	const struct kc_side *x = &r->racer;
 	unsigned int len = x->size ? min_t(unsigned int, x->size, 64) : 1;
 
+	if (x->no_access)
+		return false;
 	if (!x->has_addr)
 		return true;
 	return x->addr < r->addr + r->size && r->addr < x->addr + len;

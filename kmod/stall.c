@@ -797,6 +797,7 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 	}
 	r->has_racer = kc_watch_take_trap(s->slot, &r->racer, &r->racer_regs);
 	r->nr_traps = min(kc_watch_nr_traps(s->slot), 255U);
+	r->traps_one_site = kc_watch_traps_one_site(s->slot);
 	r->racer_has_regs = r->has_racer;
 	if (!r->has_racer && !r->value_changed)
 		return;

@@ -50,6 +50,9 @@ struct kc_slot {
 	atomic_t claimed;
 	atomic_t open;			/* traps accepted */
 	atomic_t nr_traps;
+	/* the first trap's ip; traps_mixed once another ip trapped too */
+	atomic_long_t trap_site;
+	atomic_t traps_mixed;
 	atomic_t trap_done[KC_MAX_TRAPS];
 	struct kc_side traps[KC_MAX_TRAPS];
 	struct kc_regs trap_regs[KC_MAX_TRAPS];
@@ -466,6 +469,8 @@ unsigned int kc_watch_arm(struct kc_slot *slot, unsigned long addr,
 	for (i = 0; i < KC_MAX_TRAPS; i++)
 		atomic_set(&slot->trap_done[i], 0);
 	atomic_set(&slot->nr_traps, 0);
+	atomic_long_set(&slot->trap_site, 0);
+	atomic_set(&slot->traps_mixed, 0);
 	slot->armed_ns = ktime_get_mono_fast_ns();
 	slot->latency_noted = false;
 	kc_watch_publish(slot, true, addr, kc_len_bits(size),
@@ -547,6 +552,25 @@ void kc_watch_release(struct kc_slot *slot)
 	atomic_set_release(&slot->claimed, 0);
 }
 
+/*
+ * Whether every access the window caught came from one instruction, beyond
+ * the few traps recorded whole: the lossy-counter filter trusts a count
+ * that went down only when no other code (a reset) wrote it meanwhile.
+ */
+static void kc_note_trap_site(struct kc_slot *slot, unsigned long ip)
+{
+	long first = atomic_long_cmpxchg(&slot->trap_site, 0, ip);
+
+	if (first && first != ip)
+		atomic_set(&slot->traps_mixed, 1);
+}
+
+bool kc_watch_traps_one_site(struct kc_slot *slot)
+{
+	return atomic_read(&slot->nr_traps) &&
+	       !atomic_read(&slot->traps_mixed);
+}
+
 /* #DB, NMI-like: record only; decoding and printing happen later. */
 static void kc_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 			 struct pt_regs *regs)
@@ -577,12 +601,13 @@ static void kc_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 	if ((kc_ctx_of(pc) == KC_CTX_TASK && kc_task_is_sampled(current)) ||
 	    this_cpu_read(kc_cpu_reading))
 		return;
+	regs = kc_racer_regs(regs, &fixed);
+	kc_note_trap_site(slot, regs->ip);
 	n = atomic_inc_return(&slot->nr_traps) - 1;
 	if (n >= KC_MAX_TRAPS)
 		return;
 	a = &slot->traps[n];
 	memset(a, 0, sizeof(*a));
-	regs = kc_racer_regs(regs, &fixed);
 	kc_regs_from_pt(regs, &slot->trap_regs[n]);
 	a->trap_ip = regs->ip;
 	/* what the racer's store left (#DB runs with DR7 cleared: no trap) */

@@ -81,9 +81,26 @@ TEST_F_TIMEOUT(style, kcsan_style_r1_is_a_kcsan_data_race_to_syzkaller, 120)
 	EXPECT_EQ(NULL, strstr(read_reports(), "KCOLLIDER: data-race"));
 }
 
+/* Whether the report whose header is at @at names no racer. */
+static bool report_is_one_sided(const char *at)
+{
+	const char *end = strstr(at, KC_REPORT_RULE);
+	const char *racer = strstr(at, "\n" KC_REPORT_TOOL_LINE
+				   KC_REPORT_KEY_RACER ": unknown\n");
+
+	return racer && (!end || racer < end);
+}
+
+/*
+ * A benign race printed in full is no crash. A report whose racer went
+ * uncaught (its trap came after the window) is one-sided, and no filter
+ * may call that benign: a decrement may have been the other side.
+ */
 TEST_F_TIMEOUT(style, kcsan_style_benign_full_is_no_crash, 120)
 {
 	struct syz_crash c;
+	int one_sided = 0, two_sided = 0;
+	const char *p;
 
 	ASSERT_EQ(0, kc_write_attr("report_style", "kcsan"));
 	ASSERT_EQ(0, kc_write_attr("benign_full", "1"));
@@ -93,9 +110,18 @@ TEST_F_TIMEOUT(style, kcsan_style_benign_full_is_no_crash, 120)
 		TH_LOG("%.2000s", read_reports());
 	EXPECT_NE(NULL, strstr(read_reports(), KC_REPORT_TITLE_BENIGN "kc_b1_stat_inc"))
 		TH_LOG("%.2000s", read_reports());
-	EXPECT_FALSE(syz_parse(read_reports(), &c))
-		TH_LOG("%s at line %d: %s\n%.4000s", c.header, c.line,
-		       c.title, read_reports());
+	for (p = read_reports(); syz_parse(p, &c);
+	     p = c.at + strcspn(c.at, "\n")) {
+		if (report_is_one_sided(c.at)) {
+			one_sided++;
+			continue;
+		}
+		two_sided++;
+		TH_LOG("%s at line %d: %s", c.header, c.line, c.title);
+	}
+	EXPECT_EQ(0, two_sided) TH_LOG("%.4000s", read_reports());
+	if (one_sided)
+		TH_LOG("%d one-sided report(s): racer not caught", one_sided);
 }
 
 TEST_HARNESS_MAIN
