@@ -25,6 +25,7 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/sysfs.h>
 #include <linux/uaccess.h>
 #include <trace/events/kmem.h>
 
@@ -36,7 +37,7 @@
 #define KC_SUPPRESS_MAX		32
 #define KC_CONSUMER_WINDOW	8	/* instructions searched for a test */
 
-const char * const kc_filter_names[KC_NR_FILTERS] = {
+static const char * const kc_filter_names[KC_NR_FILTERS] = {
 	[KC_FILTER_LOCKED_RACER] = "locked-racer",
 	[KC_FILTER_LOSSY_COUNTER] = "lossy-counter",
 	[KC_FILTER_OTHER_BITS] = "other-bits",
@@ -46,12 +47,12 @@ const char * const kc_filter_names[KC_NR_FILTERS] = {
 	[KC_FILTER_MARKED] = "marked",
 };
 
-bool kc_filter_enabled[KC_NR_FILTERS] = {
+static bool kc_filter_enabled[KC_NR_FILTERS] = {
 	[0 ... KC_NR_FILTERS - 1] = true,
 };
-bool kc_filters_strict;
-bool kc_benign_full;
-atomic_long_t kc_filter_hits[KC_NR_FILTERS];
+static bool kc_filters_strict;	/* every filter off at once */
+static bool kc_benign_full;	/* benign races printed in full */
+static atomic_long_t kc_filter_hits[KC_NR_FILTERS];
 
 /* ---- lossy counters: only ever bumped by one, and nobody decides on them ---- */
 
@@ -816,6 +817,97 @@ void kc_filters_stop(void)
 	/* no probe of ours runs after this */
 	tracepoint_synchronize_unregister();
 	kc_free_hooks_on = false;
+}
+
+const char *kc_filter_name(int filter)
+{
+	return kc_filter_names[filter];
+}
+
+void kc_filter_count(int filter)
+{
+	atomic_long_inc(&kc_filter_hits[filter]);
+}
+
+bool kc_filters_benign_full(void)
+{
+	return READ_ONCE(kc_benign_full);
+}
+
+/* The stats attribute's "benign_<filter> N" lines, appended at @n. */
+ssize_t kc_filters_stats_show(char *buf, ssize_t n)
+{
+	int i;
+
+	for (i = 0; i < KC_NR_FILTERS; i++)
+		n += sysfs_emit_at(buf, n, "benign_%s %ld\n", kc_filter_names[i],
+				   atomic_long_read(&kc_filter_hits[i]));
+	return n;
+}
+
+ssize_t kc_filters_show(char *buf)
+{
+	ssize_t n = 0;
+	int i;
+
+	for (i = 0; i < KC_NR_FILTERS; i++)
+		n += sysfs_emit_at(buf, n, "%s %s\n", kc_filter_names[i],
+				   READ_ONCE(kc_filter_enabled[i]) ? "on" : "off");
+	return n;
+}
+
+/* "NAME=on" or "NAME=off", one filter per write. */
+ssize_t kc_filters_store(const char *buf, size_t count)
+{
+	const char *eq = memchr(buf, '=', count);
+	size_t len;
+	bool on;
+	int i;
+
+	if (!eq || kc_parse_bool(eq + 1, count - (eq + 1 - buf), &on))
+		return -EINVAL;
+	len = eq - buf;
+	for (i = 0; i < KC_NR_FILTERS; i++) {
+		if (strlen(kc_filter_names[i]) == len &&
+		    !memcmp(kc_filter_names[i], buf, len)) {
+			WRITE_ONCE(kc_filter_enabled[i], on);
+			return count;
+		}
+	}
+	return -EINVAL;
+}
+
+static ssize_t kc_filters_bool_store(bool *value, const char *buf,
+				     size_t count)
+{
+	bool on;
+	int ret;
+
+	ret = kc_parse_bool(buf, count, &on);
+	if (ret)
+		return ret;
+	WRITE_ONCE(*value, on);
+	return count;
+}
+
+ssize_t kc_filters_strict_show(char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(kc_filters_strict));
+}
+
+ssize_t kc_filters_strict_store(const char *buf, size_t count)
+{
+	return kc_filters_bool_store(&kc_filters_strict, buf, count);
+}
+
+ssize_t kc_benign_full_show(char *buf)
+{
+	return sysfs_emit(buf, "%d\n", READ_ONCE(kc_benign_full));
+}
+
+ssize_t kc_benign_full_store(const char *buf, size_t count)
+{
+	return kc_filters_bool_store(&kc_benign_full, buf, count);
 }
 
 bool kc_filter_memory_reuse_on(void)

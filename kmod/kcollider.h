@@ -83,7 +83,6 @@ struct kc_stats {
 };
 
 extern struct kc_stats kc_stats;
-extern const char * const kc_skip_names[KC_NR_SKIPS];
 
 static inline void kc_count_skip(enum kc_skip why)
 {
@@ -203,11 +202,16 @@ enum kc_filter {
 	KC_NR_FILTERS,
 };
 
-extern const char * const kc_filter_names[KC_NR_FILTERS];
-extern bool kc_filter_enabled[KC_NR_FILTERS];
-extern bool kc_filters_strict;
-extern bool kc_benign_full;
-extern atomic_long_t kc_filter_hits[KC_NR_FILTERS];
+const char *kc_filter_name(int filter);
+void kc_filter_count(int filter);
+bool kc_filters_benign_full(void);
+ssize_t kc_filters_stats_show(char *buf, ssize_t n);
+ssize_t kc_filters_show(char *buf);
+ssize_t kc_filters_store(const char *buf, size_t count);
+ssize_t kc_filters_strict_show(char *buf);
+ssize_t kc_filters_strict_store(const char *buf, size_t count);
+ssize_t kc_benign_full_show(char *buf);
+ssize_t kc_benign_full_store(const char *buf, size_t count);
 int kc_filters_init(void);
 void kc_filters_exit(void);
 void kc_filters_start(void);
@@ -323,7 +327,6 @@ void kc_stall_unblock(void);
 bool kc_stall_any_open(void);
 bool kc_task_is_sampled(struct task_struct *task);
 void kc_stall_note_free(unsigned long ptr);
-DECLARE_PER_CPU(int, kc_cpu_reading);
 
 /* watch.c */
 struct kc_slot;
@@ -342,6 +345,7 @@ bool kc_watch_take_trap(struct kc_slot *slot, struct kc_side *racer,
 bool kc_watch_trapped(struct kc_slot *slot);
 unsigned int kc_watch_nr_traps(struct kc_slot *slot);
 bool kc_watch_traps_one_site(struct kc_slot *slot);
+u64 kc_watch_read_value(unsigned long addr, unsigned int size);
 bool kc_watch_complete(struct kc_slot *slot);
 unsigned int kc_watch_holding(struct kc_slot *slot);
 bool kc_addr_is_detector(unsigned long addr, unsigned int size);

@@ -34,17 +34,6 @@ struct kc_settings kc_settings = {
 
 struct kc_stats kc_stats;
 
-const char * const kc_skip_names[KC_NR_SKIPS] = {
-	[KC_SKIP_NMI] = "nmi",
-	[KC_SKIP_RECURSION] = "recursion",
-	[KC_SKIP_ROTATION] = "stopping",
-	[KC_SKIP_FORBIDDEN] = "forbidden_address",
-	[KC_SKIP_NO_SLOT] = "no_slot",
-	[KC_SKIP_NO_MARK] = "no_mark",
-	[KC_SKIP_RCU] = "rcu_not_watching",
-	[KC_SKIP_DISABLED] = "disabled",
-};
-
 /* Serializes every change of state: settings, targets, enable. */
 DEFINE_MUTEX(kc_state_lock);
 

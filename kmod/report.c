@@ -520,7 +520,7 @@ static void kc_out_tool_lines(const struct kc_report *r, u64 seq,
 	kc_out("\n");
 	if (filter >= 0)
 		kc_out("%s%s: benign filter=%s\n", KC_REPORT_TOOL_LINE,
-		       KC_REPORT_KEY_CLASS, kc_filter_names[filter]);
+		       KC_REPORT_KEY_CLASS, kc_filter_name(filter));
 	else
 		kc_out("%s%s: harmful%s\n", KC_REPORT_TOOL_LINE,
 		       KC_REPORT_KEY_CLASS,
@@ -698,7 +698,7 @@ static void kc_out_benign_line(const struct kc_report *r, int filter, u64 seq)
 	else
 		strscpy(fb, "unknown", sizeof(fb));
 	kc_out("%sbenign: filter=%s sampled=%s racer=%s addr=0x%lx seq=%llu\n",
-	       KC_REPORT_TOOL_LINE, kc_filter_names[filter], fa, fb, r->addr,
+	       KC_REPORT_TOOL_LINE, kc_filter_name(filter), fa, fb, r->addr,
 	       seq);
 }
 
@@ -752,8 +752,8 @@ static void kc_report_one(struct kc_report *r)
 
 	kc_text_len = 0;
 	if (filter >= 0) {
-		atomic_long_inc(&kc_filter_hits[filter]);
-		if (!READ_ONCE(kc_benign_full)) {
+		kc_filter_count(filter);
+		if (!kc_filters_benign_full()) {
 			kc_out_benign_line(r, filter, seq);
 			kc_print();
 			kc_log_append(seq);

@@ -568,22 +568,6 @@ static void kc_sleep_range(unsigned long min_us, unsigned long max_us)
 #endif
 }
 
-/* Set while this CPU reads a watched value: its own trap is no race. */
-DEFINE_PER_CPU(int, kc_cpu_reading);
-
-static u64 kc_read_value(unsigned long addr, unsigned int size)
-{
-	u64 v = 0;
-
-	get_cpu();
-	this_cpu_write(kc_cpu_reading, 1);
-	if (copy_from_kernel_nofault(&v, (void *)addr, size))
-		v = 0;
-	this_cpu_write(kc_cpu_reading, 0);
-	put_cpu();
-	return v;
-}
-
 static unsigned int kc_window_us(bool sleep)
 {
 	unsigned int w = sleep ? READ_ONCE(kc_settings.window_sleep_us) :
@@ -625,7 +609,7 @@ static void kc_window_check(struct kc_window *w)
 		return;
 	w->complete = true;
 	if (!kc_watch_trapped(w->slot))
-		w->baseline = kc_read_value(w->addr, w->size);
+		w->baseline = kc_watch_read_value(w->addr, w->size);
 }
 
 /*
@@ -750,7 +734,7 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 	r->armed_cpus = kc_watch_arm(s->slot, s->watch_addr, s->watch_len,
 				     writes, !sleep);
 	/* after arming: a write between the read and the watch is caught */
-	w.baseline = kc_read_value(s->addr, s->size);
+	w.baseline = kc_watch_read_value(s->addr, s->size);
 	w.complete = r->armed_cpus >= r->online_cpus;
 	if (sleep)
 		kc_wait_armed(&w);
@@ -762,7 +746,7 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 	 * Read while still watched everywhere: disarming takes as long as
 	 * arming, and a write seen after that has no racer to name.
 	 */
-	r->new_value = kc_read_value(s->addr, s->size);
+	r->new_value = kc_watch_read_value(s->addr, s->size);
 	if (w.complete && r->new_value != w.baseline &&
 	    !kc_watch_trapped(w.slot))
 		kc_await_trap(&w, sleep);
@@ -784,7 +768,7 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 	 * the free itself it exempts for such caches).
 	 */
 	if (r->obj_freed && !r->obj_typesafe && kc_filter_memory_reuse_on()) {
-		atomic_long_inc(&kc_filter_hits[KC_FILTER_MEMORY_REUSE]);
+		kc_filter_count(KC_FILTER_MEMORY_REUSE);
 		return;
 	}
 	r->old_value = w.baseline;

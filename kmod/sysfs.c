@@ -105,75 +105,41 @@ static ssize_t sample_percpu_store(struct kobject *kobj,
 	return count;
 }
 
-static ssize_t kc_bool_store(bool *value, const char *buf, size_t count)
-{
-	bool on;
-	int ret;
-
-	ret = kc_parse_bool(buf, count, &on);
-	if (ret)
-		return ret;
-	WRITE_ONCE(*value, on);
-	return count;
-}
-
 static ssize_t strict_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   char *buf)
 {
-	return sysfs_emit(buf, "%d\n", READ_ONCE(kc_filters_strict));
+	return kc_filters_strict_show(buf);
 }
 
 static ssize_t strict_store(struct kobject *kobj, struct kobj_attribute *attr,
 			    const char *buf, size_t count)
 {
-	return kc_bool_store(&kc_filters_strict, buf, count);
+	return kc_filters_strict_store(buf, count);
 }
 
 static ssize_t benign_full_show(struct kobject *kobj,
 				struct kobj_attribute *attr, char *buf)
 {
-	return sysfs_emit(buf, "%d\n", READ_ONCE(kc_benign_full));
+	return kc_benign_full_show(buf);
 }
 
 static ssize_t benign_full_store(struct kobject *kobj,
 				 struct kobj_attribute *attr,
 				 const char *buf, size_t count)
 {
-	return kc_bool_store(&kc_benign_full, buf, count);
+	return kc_benign_full_store(buf, count);
 }
 
 static ssize_t filters_show(struct kobject *kobj, struct kobj_attribute *attr,
 			    char *buf)
 {
-	ssize_t n = 0;
-	int i;
-
-	for (i = 0; i < KC_NR_FILTERS; i++)
-		n += sysfs_emit_at(buf, n, "%s %s\n", kc_filter_names[i],
-				   READ_ONCE(kc_filter_enabled[i]) ? "on" : "off");
-	return n;
+	return kc_filters_show(buf);
 }
 
-/* "NAME=on" or "NAME=off", one filter per write. */
 static ssize_t filters_store(struct kobject *kobj, struct kobj_attribute *attr,
 			     const char *buf, size_t count)
 {
-	const char *eq = memchr(buf, '=', count);
-	size_t len;
-	bool on;
-	int i;
-
-	if (!eq || kc_parse_bool(eq + 1, count - (eq + 1 - buf), &on))
-		return -EINVAL;
-	len = eq - buf;
-	for (i = 0; i < KC_NR_FILTERS; i++) {
-		if (strlen(kc_filter_names[i]) == len &&
-		    !memcmp(kc_filter_names[i], buf, len)) {
-			WRITE_ONCE(kc_filter_enabled[i], on);
-			return count;
-		}
-	}
-	return -EINVAL;
+	return kc_filters_store(buf, count);
 }
 
 static ssize_t suppress_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -240,6 +206,18 @@ static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%s\n", KCOLLIDER_VERSION);
 }
 
+/* what the stats attribute calls each reason a sample was skipped */
+static const char * const kc_skip_names[KC_NR_SKIPS] = {
+	[KC_SKIP_NMI] = "nmi",
+	[KC_SKIP_RECURSION] = "recursion",
+	[KC_SKIP_ROTATION] = "stopping",
+	[KC_SKIP_FORBIDDEN] = "forbidden_address",
+	[KC_SKIP_NO_SLOT] = "no_slot",
+	[KC_SKIP_NO_MARK] = "no_mark",
+	[KC_SKIP_RCU] = "rcu_not_watching",
+	[KC_SKIP_DISABLED] = "disabled",
+};
+
 static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 			  char *buf)
 {
@@ -272,10 +250,7 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   atomic_long_read(&s->late_traps),
 			   atomic_long_read(&s->traps_awaited),
 			   atomic_long_read(&s->racer_outside));
-	for (i = 0; i < KC_NR_FILTERS; i++)
-		n += sysfs_emit_at(buf, n, "benign_%s %ld\n",
-				   kc_filter_names[i],
-				   atomic_long_read(&kc_filter_hits[i]));
+	n = kc_filters_stats_show(buf, n);
 	for (i = 0; i < KC_NR_SKIPS; i++)
 		n += sysfs_emit_at(buf, n, "skipped_%s %ld\n", kc_skip_names[i],
 				   atomic_long_read(&s->skipped[i]));

@@ -552,6 +552,22 @@ void kc_watch_release(struct kc_slot *slot)
 	atomic_set_release(&slot->claimed, 0);
 }
 
+/* Set while this CPU reads a watched value: its own trap is no race. */
+static DEFINE_PER_CPU(int, kc_cpu_reading);
+
+u64 kc_watch_read_value(unsigned long addr, unsigned int size)
+{
+	u64 v = 0;
+
+	get_cpu();
+	this_cpu_write(kc_cpu_reading, 1);
+	if (copy_from_kernel_nofault(&v, (void *)addr, size))
+		v = 0;
+	this_cpu_write(kc_cpu_reading, 0);
+	put_cpu();
+	return v;
+}
+
 /*
  * Whether every access the window caught came from one instruction, beyond
  * the few traps recorded whole: the lossy-counter filter trusts a count
