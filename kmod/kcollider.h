@@ -79,6 +79,7 @@ struct kc_stats {
 	atomic_long_t late_traps;
 	atomic_long_t traps_awaited;	/* changed value, #DB came late */
 	atomic_long_t racer_outside;	/* covering watch, other bytes */
+	atomic_long_t racers_stepping;	/* taken from a probe's slot */
 	atomic_long_t skipped[KC_NR_SKIPS];
 };
 
@@ -117,6 +118,7 @@ struct kc_side {
 	u8 insn_len;
 	bool has_addr;			/* racer: addr computed from its regs */
 	bool no_access;			/* racer: its instruction accessed none */
+	bool stepping;			/* racer: trapped in one of our slots */
 	unsigned long addr;
 	/* racer: the 8 bytes at the watch address, read right after it */
 	bool has_trap_value;

@@ -87,6 +87,27 @@ static unsigned long kc_pool_spent_n;
 static u64 kc_pool_spent_wait_ns;
 static u64 kc_pool_spent_life_ns;
 
+/*
+ * The pages that hold our probes' instruction slots (kprobes' insn cache:
+ * 256 slots a page). Every #DB trap of a window asks whether its ip lies
+ * in one of our slots, and nearly none does: the pages answer that without
+ * a scan of the pool. A set only grows, under the pool lock; when full,
+ * the other set is rebuilt from the registered probes and published, and
+ * a reader still in the old one finds it intact until the next rebuild.
+ * nr < 0: too many pages, every ip is checked (and every registration
+ * rebuilds). A reader that loses a race with a rebuild leaves one trap
+ * unmapped: its stack unwound from the slot, nothing worse.
+ */
+#define KC_SLOT_PAGES		64
+
+struct kc_slot_pages {
+	int nr;
+	unsigned long page[KC_SLOT_PAGES];
+};
+
+static struct kc_slot_pages kc_slot_sets[2];
+static struct kc_slot_pages *kc_slot_set = &kc_slot_sets[0];
+
 static int kc_probe_state(const struct kc_probe *p)
 {
 	return atomic_read(&p->state);
@@ -124,6 +145,74 @@ static struct kc_probe *kc_pool_find_free(unsigned long addr)
 		}
 	}
 	return free ?: ERR_PTR(-ENOSPC);
+}
+
+static bool kc_slot_pages_add(struct kc_slot_pages *set, unsigned long insn)
+{
+	unsigned long page = insn & PAGE_MASK;
+	int i, n = set->nr;
+
+	for (i = 0; i < n; i++)
+		if (set->page[i] == page)
+			return true;
+	if (n >= KC_SLOT_PAGES)
+		return false;
+	WRITE_ONCE(set->page[n], page);
+	/* the page before the count that shows it: kc_slot_pages_hold() */
+	smp_store_release(&set->nr, n + 1);
+	return true;
+}
+
+static void kc_slot_pages_rebuild(void)
+{
+	struct kc_slot_pages *next = &kc_slot_sets[kc_slot_set == kc_slot_sets];
+	unsigned long insn;
+	int i;
+
+	WRITE_ONCE(next->nr, 0);
+	for (i = 0; i < KC_POOL_SIZE; i++) {
+		insn = (unsigned long)kc_probes[i].kp.ainsn.insn;
+		if (kc_probe_state(&kc_probes[i]) == KC_PROBE_FREE || !insn)
+			continue;
+		if (!kc_slot_pages_add(next, insn)) {
+			/* pairs with the acquire in kc_slot_pages_hold() */
+			smp_store_release(&next->nr, -1);
+			break;
+		}
+	}
+	/* the whole set before the pointer to it */
+	smp_store_release(&kc_slot_set, next);
+}
+
+/* Under the pool lock, once @p is registered. */
+static void kc_slot_pages_note(const struct kc_probe *p)
+{
+	unsigned long insn = (unsigned long)p->kp.ainsn.insn;
+
+	if (!insn || (kc_slot_set->nr >= 0 &&
+		      kc_slot_pages_add(kc_slot_set, insn)))
+		return;
+	/* @p is not FREE: the rebuilt set has its page */
+	kc_slot_pages_rebuild();
+}
+
+/* Lock-free: whether @ip may lie in (or just past) one of our slots. */
+static bool kc_slot_pages_hold(unsigned long ip)
+{
+	const struct kc_slot_pages *set;
+	int i, n;
+
+	/* pairs with the release in kc_slot_pages_rebuild() */
+	set = smp_load_acquire(&kc_slot_set);
+	/* pairs with the release in kc_slot_pages_add() */
+	n = smp_load_acquire(&set->nr);
+
+	if (n < 0)
+		return true;
+	for (i = 0; i < n; i++)
+		if (READ_ONCE(set->page[i]) == ((ip - 1) & PAGE_MASK))
+			return true;
+	return false;
 }
 
 /*
@@ -168,6 +257,7 @@ int kc_pool_add(unsigned long addr)
 	if (!ret) {
 		kc_pool_reg_ns += ktime_get_ns() - t0;
 		kc_pool_regs++;
+		kc_slot_pages_note(p);
 	}
 	atomic_set(&p->state, ret ? KC_PROBE_FREE : KC_PROBE_RESERVE);
 out:
@@ -604,6 +694,8 @@ bool kc_pool_map_slot_ip(unsigned long ip, unsigned long *orig)
 {
 	int i;
 
+	if (!kc_slot_pages_hold(ip))
+		return false;
 	for (i = 0; i < KC_POOL_SIZE; i++) {
 		struct kc_probe *p = &kc_probes[i];
 		unsigned long slot = (unsigned long)READ_ONCE(p->kp.ainsn.insn);

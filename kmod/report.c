@@ -728,6 +728,8 @@ static void kc_report_one(struct kc_report *r)
 	u64 seq;
 
 	if (r->has_racer) {
+		if (r->racer.stepping)
+			atomic_long_inc(&kc_stats.racers_stepping);
 		kc_decode_racer(&r->racer, r->racer_has_regs ?
 				&r->racer_regs : NULL, r->watch_addr,
 				r->watch_len);

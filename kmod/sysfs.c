@@ -235,7 +235,8 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   "races %ld\nunknown_origin %ld\n"
 			   "reports_suppressed %ld\nreports_lost %ld\n"
 			   "dr_repaired %ld\nlate_traps %ld\n"
-			   "traps_awaited %ld\nracer_outside %ld\n",
+			   "traps_awaited %ld\nracer_outside %ld\n"
+			   "racers_stepping %ld\n",
 			   atomic_long_read(&s->samples),
 			   atomic_long_read(&s->stall_us),
 			   atomic_long_read(&s->loop_waits),
@@ -249,7 +250,8 @@ static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
 			   atomic_long_read(&s->dr_repaired),
 			   atomic_long_read(&s->late_traps),
 			   atomic_long_read(&s->traps_awaited),
-			   atomic_long_read(&s->racer_outside));
+			   atomic_long_read(&s->racer_outside),
+			   atomic_long_read(&s->racers_stepping));
 	n = kc_filters_stats_show(buf, n);
 	for (i = 0; i < KC_NR_SKIPS; i++)
 		n += sysfs_emit_at(buf, n, "skipped_%s %ld\n", kc_skip_names[i],

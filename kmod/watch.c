@@ -626,6 +626,7 @@ static void kc_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 	memset(a, 0, sizeof(*a));
 	kc_regs_from_pt(regs, &slot->trap_regs[n]);
 	a->trap_ip = regs->ip;
+	a->stepping = regs == &fixed;
 	/* what the racer's store left (#DB runs with DR7 cleared: no trap) */
 	a->has_trap_value = !copy_from_kernel_nofault(&a->trap_value,
 						      (void *)READ_ONCE(slot->addr),

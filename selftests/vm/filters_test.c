@@ -83,6 +83,31 @@ TEST_F_TIMEOUT(filters, b1_increment_only_counter_is_benign_lossy_counter, 120)
 	ASSERT_GE(kc_stat("benign_lossy-counter"), 1);
 }
 
+/*
+ * B1's workers run the sampled increment too: one that hits the spent
+ * breakpoint single-steps the instruction in the probe's slot, and its
+ * #DB comes from there. It is the same access: mapped back to its site,
+ * it is named, unwound and compared (lossy-counter) as the other
+ * workers' are, never as an address in kprobes' instruction pages.
+ */
+TEST_F_TIMEOUT(filters, b1_racer_stepping_a_probe_is_named_by_its_site, 300)
+{
+	const char *log;
+	long stepping;
+
+	ASSERT_EQ(0, kc_write_attr("dedup_ms", "0"));
+	ASSERT_EQ(0, start("kc_planted:kc_b1_stat_inc"));
+	stepping = run_until_stat("b1", "racers_stepping", 1, 240);
+	TH_LOG("racers_stepping %ld, samples %ld, benign %ld", stepping,
+	       kc_stat("samples"), kc_stat("benign_lossy-counter"));
+	ASSERT_GE(stepping, 1);
+	log = read_reports();
+	EXPECT_EQ(NULL, strstr(log, "kprobe_insn_page")) TH_LOG("%.3000s", log);
+	EXPECT_NE(NULL, strstr(log, "racer=kc_b1_stat_inc"))
+		TH_LOG("%.3000s", log);
+	EXPECT_TRUE(only_one_sided_reports(log)) TH_LOG("%.3000s", log);
+}
+
 TEST_F_TIMEOUT(filters, r1_inc_and_dec_counter_stays_harmful, 120)
 {
 	ASSERT_EQ(0, start("kc_planted:kc_r1_inc,kc_planted:kc_r1_dec"));
