@@ -288,7 +288,9 @@ bool kc_pool_arm(void);
 unsigned int kc_pool_retire(void);
 unsigned int kc_pool_expire(unsigned long age, unsigned long life,
 			    unsigned int max);
-unsigned int kc_pool_reap(void);
+unsigned int kc_pool_reap(unsigned long *condemned, unsigned int max,
+			  unsigned int *nr_condemned);
+void kc_pool_condemn(struct kprobe *kp);
 void kc_pool_scrub_disabled(void);
 void kc_pool_disarm_all(void);
 void kc_pool_drain(void);
@@ -319,6 +321,8 @@ __visible void kc_stall(struct pt_regs *regs);
 /* stall.c */
 int kc_stall_init(void);
 void kc_stall_exit(void);
+/* kc_stall_try(): not stalled, stalled, or never to be sampled again */
+enum { KC_STALL_SKIPPED, KC_STALL_REDIRECTED, KC_STALL_NEVER };
 int kc_stall_try(unsigned long ip, const struct kc_insn *insn,
 		 struct pt_regs *regs);
 bool kc_stall_resume(unsigned long addr, unsigned long sp);
@@ -352,6 +356,7 @@ bool kc_watch_complete(struct kc_slot *slot);
 unsigned int kc_watch_holding(struct kc_slot *slot);
 bool kc_addr_is_detector(unsigned long addr, unsigned int size);
 bool kc_addr_forbidden(unsigned long addr, unsigned int size);
+bool kc_addr_is_kasan_shadow(unsigned long addr);
 
 /* context.c */
 void kc_context_init(void);

@@ -70,6 +70,7 @@ struct kc_probe {
 	u64 spent_ns;			/* its first hit; a store from int3 */
 	unsigned long repoked;
 	bool scrub;			/* patched since the keeper's scrub */
+	bool condemned;			/* its site is never to be armed again */
 };
 
 static struct kc_probe kc_probes[KC_POOL_SIZE];
@@ -248,6 +249,7 @@ int kc_pool_add(unsigned long addr)
 	p->kp.flags = KPROBE_FLAG_DISABLED;
 	p->born = p->idle_since = p->repoked = jiffies;
 	p->stale_at = 0;
+	p->condemned = false;
 	/* registering takes ms: the armer retires and arms meanwhile */
 	atomic_set(&p->state, KC_PROBE_BUSY);
 	mutex_unlock(&kc_pool_lock);
@@ -345,7 +347,10 @@ unsigned int kc_pool_retire(void)
 	for (i = 0; i < KC_POOL_SIZE; i++) {
 		if (kc_probe_state(&kc_probes[i]) == KC_PROBE_SPENT) {
 			taken = ktime_get_mono_fast_ns();
-			kc_probe_disable(&kc_probes[i], KC_PROBE_RESERVE);
+			/* the keeper unregisters it and refuses its site */
+			kc_probe_disable(&kc_probes[i],
+					 READ_ONCE(kc_probes[i].condemned) ?
+					 KC_PROBE_IDLE : KC_PROBE_RESERVE);
 			kc_probe_spent_time(&kc_probes[i], taken);
 			n++;
 		}
@@ -542,9 +547,12 @@ static unsigned int kc_pool_reap_locked(int from, unsigned long quiet,
 /*
  * The background reaping: an unregistration waits for a grace period, so
  * the batch is taken out of the pool's hands (BUSY) and unregistered
- * without the pool lock, while the armer goes on.
+ * without the pool lock, while the armer goes on. The sites of condemned
+ * probes among them are handed back in @condemned (up to @max; the others
+ * stay registered until a later round), for the site table to refuse.
  */
-unsigned int kc_pool_reap(void)
+unsigned int kc_pool_reap(unsigned long *condemned, unsigned int max,
+			  unsigned int *nr_condemned)
 {
 	unsigned long quiet = msecs_to_jiffies(KC_QUIET_MS);
 	struct kprobe **batch;
@@ -560,6 +568,12 @@ unsigned int kc_pool_reap(void)
 		if (kc_probe_state(p) != KC_PROBE_IDLE)
 			continue;
 		if (kc_probe_quiet(p, quiet)) {
+			if (READ_ONCE(p->condemned)) {
+				if (*nr_condemned >= max)
+					continue;
+				condemned[(*nr_condemned)++] =
+					(unsigned long)p->kp.addr;
+			}
 			atomic_set(&p->state, KC_PROBE_BUSY);
 			batch[n++] = &p->kp;
 		} else {
@@ -660,6 +674,12 @@ void kc_pool_drop_range(unsigned long start, unsigned long end)
 	kc_pool_unregister(batch, n, false);
 	mutex_unlock(&kc_pool_lock);
 	kfree(batch);
+}
+
+/* int3, on @kp's first hit: its site can never be sampled. */
+void kc_pool_condemn(struct kprobe *kp)
+{
+	WRITE_ONCE(container_of(kp, struct kc_probe, kp)->condemned, true);
 }
 
 /* int3: the first hit of an armed probe, or NULL (spent, stale). */

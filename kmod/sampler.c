@@ -121,6 +121,7 @@ static int kc_probe_hit(struct kprobe *kp, struct pt_regs *regs)
 {
 	unsigned long addr = (unsigned long)kp->addr;
 	const struct kc_insn *insn;
+	int ret;
 
 	if (kc_stall_resume(addr, regs->sp))
 		return 0;
@@ -132,7 +133,12 @@ static int kc_probe_hit(struct kprobe *kp, struct pt_regs *regs)
 	}
 	this_cpu_inc(kc_counts.fired);
 	irq_work_queue(&kc_spent_work);
-	return kc_stall_try(addr, insn, regs);
+	ret = kc_stall_try(addr, insn, regs);
+	if (ret == KC_STALL_NEVER) {
+		kc_pool_condemn(kp);
+		return 0;
+	}
+	return ret;
 }
 
 static unsigned long kc_sum(size_t offset)
@@ -355,6 +361,16 @@ static unsigned int kc_register_rate(void)
  * the armer disabled: the slow kprobes calls, away from the armer so that
  * a spent breakpoint never waits for a grace period to leave the text.
  */
+static void kc_refuse_condemned(void)
+{
+	unsigned long condemned[16];
+	unsigned int n = 0, i;
+
+	kc_pool_reap(condemned, ARRAY_SIZE(condemned), &n);
+	for (i = 0; i < n; i++)
+		kc_sites_refuse(condemned[i]);
+}
+
 static int kc_keeper_fn(void *unused)
 {
 	u64 last = ktime_get_ns(), now;
@@ -370,7 +386,7 @@ static int kc_keeper_fn(void *unused)
 		last = now;
 		added = kc_refill(target);
 		kc_pool_scrub_disabled();
-		kc_pool_reap();
+		kc_refuse_condemned();
 		kc_watch_repair_local();
 		kc_stall_expire_marks();
 		/*

@@ -389,14 +389,20 @@ int kc_stall_try(unsigned long ip, const struct kc_insn *insn,
 	struct kc_sample *s;
 	unsigned long addr, watch_addr;
 	unsigned int watch_len;
+	bool never = false;
 	int skip;
 
 	skip = kc_should_skip(preempt);
 	if (skip >= 0)
 		goto skipped;
 	skip = KC_SKIP_FORBIDDEN;
-	if (!kc_site_address(insn, ip, regs, &addr) ||
-	    !kc_addr_watchable(addr, size, regs->sp))
+	if (!kc_site_address(insn, ip, regs, &addr))
+		goto skipped;
+	if (kc_addr_is_kasan_shadow(addr)) {
+		never = true;
+		goto skipped;
+	}
+	if (!kc_addr_watchable(addr, size, regs->sp))
 		goto skipped;
 	kc_watch_cover(addr, size, &watch_addr, &watch_len);
 	skip = KC_SKIP_NO_SLOT;
@@ -429,7 +435,7 @@ int kc_stall_try(unsigned long ip, const struct kc_insn *insn,
 	WRITE_ONCE(s->task, current);
 	atomic_inc(&kc_stalls_in_flight);
 	kc_redirect(ip, regs);
-	return 1;
+	return KC_STALL_REDIRECTED;
 
 unslot:
 	kc_watch_release(s->slot);
@@ -439,7 +445,14 @@ unwindow:
 	atomic_dec(&kc_windows_open);
 skipped:
 	kc_count_skip(skip);
-	return 0;
+	/*
+	 * The thread goes on past a breakpoint that stays in the text until
+	 * the armer takes it out: in a loop, as after a stall, it is back
+	 * at once (a KASAN kernel's shadow check, never watchable, is half
+	 * of a loop's sites; every pass trapped until the retire).
+	 */
+	kc_note_passed(ip, 0);
+	return never ? KC_STALL_NEVER : KC_STALL_SKIPPED;
 }
 
 static bool kc_claim_flight(void)

@@ -22,6 +22,7 @@
 #include <linux/cpuhotplug.h>
 #include <linux/delay.h>
 #include <linux/hw_breakpoint.h>
+#include <linux/kasan.h>
 #include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -737,6 +738,19 @@ static bool kc_addr_is_wb_ram(unsigned long addr)
  * kernel image; never what the #DB entry path itself reads (mechanics:
  * within_cpu_entry()).
  */
+/*
+ * KASAN's inline check before each access reads the access's shadow
+ * byte: that instruction only ever reads the shadow, never watchable.
+ */
+bool kc_addr_is_kasan_shadow(unsigned long addr)
+{
+#ifdef CONFIG_KASAN
+	return addr >= KASAN_SHADOW_START && addr < KASAN_SHADOW_END;
+#else
+	return false;
+#endif
+}
+
 bool kc_addr_forbidden(unsigned long addr, unsigned int size)
 {
 	unsigned long offs = (unsigned long)&__per_cpu_offset[0];

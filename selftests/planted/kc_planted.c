@@ -772,6 +772,31 @@ noinline void kc_h1_step(void)
 }
 
 /*
+ * ---- H2 (benchmarks, not a race): a hot loop over data no watch may
+ * cover (the caller's stack): every sample is skipped, none stalls, and
+ * the thread is back at its spent breakpoint at once ----
+ */
+
+#define KC_H2_WORDS	64
+
+noinline void kc_h2_fill(unsigned long *buf)
+{
+	int i;
+
+	for (i = 0; i < KC_H2_WORDS; i++)
+		buf[i] += i;
+}
+
+noinline void kc_h2_step(void)
+{
+	unsigned long buf[KC_H2_WORDS];
+
+	memset(buf, 0, sizeof(buf));
+	kc_h2_fill(buf);
+	barrier_data(buf);
+}
+
+/*
  * ---- P1 (not a race): sampled code inside a block plug ----
  * Between blk_start_plug() and blk_finish_plug() a task may be halfway
  * through adding to or merging into its plug list; only a voluntary
@@ -1499,6 +1524,7 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "m1", { kc_m1_reader, kc_m1_atomic_inc }, { 0, 1 } },
 	{ "m2", { kc_m2_plain_store, kc_m2_atomic_inc }, { 0, 1 } },
 	{ "h1", { kc_h1_step }, { 0 } },
+	{ "h2", { kc_h2_step }, { 0 } },
 	{ "p1", { kc_p1_body }, { 0 } },
 	{ "r13", { kc_r13_sb0, kc_r13_sb1 }, { 0, 1 } },
 	{ "r14", { kc_r14_sb0, kc_r14_sb1 }, { 0, 1 } },
