@@ -448,10 +448,12 @@ skipped:
 	/*
 	 * The thread goes on past a breakpoint that stays in the text until
 	 * the armer takes it out: in a loop, as after a stall, it is back
-	 * at once (a KASAN kernel's shadow check, never watchable, is half
-	 * of a loop's sites; every pass trapped until the retire).
+	 * at once (a loop over the stack trapped on every pass until the
+	 * retire). Not from an NMI, which may have interrupted an int3
+	 * writing the same record.
 	 */
-	kc_note_passed(ip, 0);
+	if (skip != KC_SKIP_NMI)
+		kc_note_passed(ip, 0);
 	return never ? KC_STALL_NEVER : KC_STALL_SKIPPED;
 }
 
