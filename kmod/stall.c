@@ -449,10 +449,13 @@ skipped:
 	 * The thread goes on past a breakpoint that stays in the text until
 	 * the armer takes it out: in a loop, as after a stall, it is back
 	 * at once (a loop over the stack trapped on every pass until the
-	 * retire). Not from an NMI, which may have interrupted an int3
-	 * writing the same record.
+	 * retire). Where the address can never be watched, it waits there
+	 * as after a stall. Not where the skip is for now only (another
+	 * window watches the address, or holds the slots): a waiting
+	 * thread is no racer, and the window open meanwhile may be on the
+	 * very field it would have touched (R1's two threads).
 	 */
-	if (skip != KC_SKIP_NMI)
+	if (skip == KC_SKIP_FORBIDDEN)
 		kc_note_passed(ip, 0);
 	return never ? KC_STALL_NEVER : KC_STALL_SKIPPED;
 }
