@@ -110,6 +110,12 @@ static const char * const kc_denied_names[] = {
 	/* MSRs, paravirt, idle: run where RCU may not watch */
 	"*msr*", "paravirt_*", "native_*", "*idle*", "*_cpu_relax*",
 	"mwait_*", "*halt*",
+	/*
+	 * sanitizer runtimes: instrumented code calls them, ours too on a
+	 * KASAN kernel (from the int3 and #DB handlers)
+	 */
+	"*kasan*", "__asan_*", "*kcsan*", "__tsan_*", "*kmsan*", "__msan_*",
+	"__ubsan_*", "__sanitizer_*",
 	/* stack protection and retpolines: no accesses worth sampling */
 	"__stack_chk_fail", "__x86_*",
 };

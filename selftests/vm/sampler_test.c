@@ -252,12 +252,21 @@ TEST_F(engine, glob_and_exclusion_specs)
 }
 
 /* The detector's own dependencies are named, but never get a site. */
+static bool kernel_has_function(const char *name)
+{
+	return kc_kallsyms_find(name, NULL, NULL) != 0;
+}
+
 TEST_F(engine, denied_functions_have_no_sites)
 {
 	static const char * const denied[] = {
 		"try_to_wake_up", "queue_work_on", "irq_work_queue",
 		"hrtimer_start_range_ns", "vprintk_emit", "get_random_u32",
 		"smp_call_function_single_async", "__schedule", NULL,
+	};
+	static const char * const sanitizers[] = {
+		"kasan_check_range", "__asan_load8", "__kcsan_check_access",
+		"__ubsan_handle_out_of_bounds", NULL,
 	};
 	int i;
 
@@ -267,15 +276,21 @@ TEST_F(engine, denied_functions_have_no_sites)
 			TH_LOG("%s", denied[i]);
 		ASSERT_EQ(0, target_sites(denied[i])) TH_LOG("%s", denied[i]);
 	}
+	/* a sanitizer's runtime, where the kernel has one (KASAN: debug) */
+	for (i = 0; sanitizers[i]; i++) {
+		if (!kernel_has_function(sanitizers[i]))
+			continue;
+		ASSERT_EQ(0, kc_write_attr("targets", "clear"));
+		ASSERT_EQ(0, kc_write_attr("targets", sanitizers[i]))
+			TH_LOG("%s", sanitizers[i]);
+		ASSERT_EQ(0, target_sites(sanitizers[i]))
+			TH_LOG("%s", sanitizers[i]);
+		TH_LOG("%s: denied", sanitizers[i]);
+	}
 	/* a function nobody depends on keeps its sites */
 	ASSERT_EQ(0, kc_write_attr("targets", "clear"));
 	ASSERT_EQ(0, kc_write_attr("targets", "pipe_write"));
 	ASSERT_GT(target_sites("pipe_write"), 0);
-}
-
-static bool kernel_has_function(const char *name)
-{
-	return kc_kallsyms_find(name, NULL, NULL) != 0;
 }
 
 /*
