@@ -356,11 +356,7 @@ static unsigned int kc_register_rate(void)
 		     (unsigned int)KC_REGISTER_RATE);
 }
 
-/*
- * The keeper keeps the reserve filled and moving, and unregisters what
- * the armer disabled: the slow kprobes calls, away from the armer so that
- * a spent breakpoint never waits for a grace period to leave the text.
- */
+/* Unregister what the armer disabled; refuse condemned sites for good. */
 static void kc_refuse_condemned(void)
 {
 	unsigned long condemned[16];
@@ -371,6 +367,11 @@ static void kc_refuse_condemned(void)
 		kc_sites_refuse(condemned[i]);
 }
 
+/*
+ * The keeper keeps the reserve filled and moving, and unregisters what
+ * the armer disabled: the slow kprobes calls, away from the armer so that
+ * a spent breakpoint never waits for a grace period to leave the text.
+ */
 static int kc_keeper_fn(void *unused)
 {
 	u64 last = ktime_get_ns(), now;
