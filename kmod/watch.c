@@ -732,13 +732,6 @@ static bool kc_addr_is_wb_ram(unsigned long addr)
 }
 
 /*
- * Only memory a data race can live in: the direct map (slab, pages),
- * vmalloc space (RAM there, not device registers: every page the access
- * touches is looked up, in int3 context), module data and the
- * kernel image; never what the #DB entry path itself reads (mechanics:
- * within_cpu_entry()).
- */
-/*
  * KASAN's inline check before each access reads the access's shadow
  * byte: that instruction only ever reads the shadow, never watchable.
  */
@@ -751,6 +744,13 @@ bool kc_addr_is_kasan_shadow(unsigned long addr)
 #endif
 }
 
+/*
+ * Only memory a data race can live in: the direct map (slab, pages),
+ * vmalloc space (RAM there, not device registers: every page the access
+ * touches is looked up, in int3 context), module data and the
+ * kernel image; never what the #DB entry path itself reads (mechanics:
+ * within_cpu_entry()).
+ */
 bool kc_addr_forbidden(unsigned long addr, unsigned int size)
 {
 	unsigned long offs = (unsigned long)&__per_cpu_offset[0];
