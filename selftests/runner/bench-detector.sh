@@ -12,7 +12,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build}
 results=$build/results/bench-detector
 mkdir -p "$build/bench"
-"$top/selftests/runner/run-vm.sh" -o "$results" -k "${VM_IMAGE:-}" \
+VM_PIN_VCPUS=${VM_PIN_VCPUS:-1} "$top/selftests/runner/run-vm.sh" -o "$results" -k "${VM_IMAGE:-}" \
 	-r "${KREL:-}" -c "${VM_CPUS:-4}" -t "${VM_TIMEOUT:-1200}" -- \
 	"$top/selftests/runner/bench-detector-guest.sh" "$top" |
 	tee "$build/bench/detector.txt"

@@ -21,7 +21,7 @@ done
 a=$(realpath "$1") b=$(realpath "$2")
 mkdir -p "$build/bench"
 raw=$build/bench/compare-modules.txt
-"$top/selftests/runner/run-vm.sh" -o "$build/results/compare-modules" \
+VM_PIN_VCPUS=${VM_PIN_VCPUS:-1} "$top/selftests/runner/run-vm.sh" -o "$build/results/compare-modules" \
 	-k "${VM_IMAGE:-}" -r "${KREL:-}" -c "${VM_CPUS:-4}" \
 	-t "${VM_TIMEOUT:-2400}" -- \
 	env COMPARE_RATES="${COMPARE_RATES:-5 20 100 1000}" \

@@ -118,15 +118,58 @@ fi
 tail -n +1 -F "$results/output.log" 2> /dev/null &
 tailer=$!
 
-# shellcheck disable=SC2086
-timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 \
-	$accel -smp "$cpus" -m "$mem" -nographic -no-reboot \
-	-kernel "$image" -initrd "$initrd" \
-	-append "console=ttyS0 panic=-1 oops=panic loglevel=5 softlockup_panic=1 sysctl.kernel.panic_on_rcu_stall=1 rcupdate.rcu_cpu_stall_timeout=20 rdinit=/init $append" \
-	"${fs_args[@]}" \
-	-serial "file:$results/console.log" -display none \
-	-monitor "unix:$monitor,server,nowait" \
-	-nic none < /dev/null > "$results/qemu.log" 2>&1
+# VM_PIN_VCPUS=1 (the benchmarks): vCPU n runs on host CPU n modulo the
+# host's count. Left to the host's scheduler, the two vCPUs a benchmark
+# pins its workload to shared one host core in some minutes and not in
+# others, and one boot's "off" runs took 480 or 820 ms a unit.
+pin_vcpus() {
+	local qemu_pid=$1 n=$(nproc) t name i
+	for i in $(seq 100); do
+		[ "$(grep -l '^CPU [0-9]*/' /proc/$qemu_pid/task/*/comm 2> /dev/null |
+			wc -l)" -ge "$cpus" ] && break
+		sleep 0.2
+	done
+	for t in /proc/$qemu_pid/task/*; do
+		name=$(cat "$t/comm" 2> /dev/null) || continue
+		[[ $name =~ ^CPU\ ([0-9]+)/ ]] || continue
+		taskset -p -c $((BASH_REMATCH[1] % n)) "${t##*/}" > /dev/null ||
+			echo "run-vm: cannot pin $name" >&2
+	done
+}
+
+run_qemu() {
+	# shellcheck disable=SC2086
+	timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 \
+		$accel -smp "$cpus" -m "$mem" -nographic -no-reboot \
+		-kernel "$image" -initrd "$initrd" \
+		-append "console=ttyS0 panic=-1 oops=panic loglevel=5 softlockup_panic=1 sysctl.kernel.panic_on_rcu_stall=1 rcupdate.rcu_cpu_stall_timeout=20 rdinit=/init $append" \
+		"${fs_args[@]}" \
+		-serial "file:$results/console.log" -display none \
+		-monitor "unix:$monitor,server,nowait" \
+		-name kc-vm,debug-threads=on \
+		-nic none < /dev/null > "$results/qemu.log" 2>&1
+}
+if [ "${VM_PIN_VCPUS:-0}" = 1 ]; then
+	run_qemu &
+	qemu_job=$!
+	qemu_pid=
+	for _ in $(seq 50); do
+		for p in $(pgrep -f "unix:$monitor,server"); do
+			[ "$(cat /proc/$p/comm 2> /dev/null)" = qemu-system-x86 ] &&
+				qemu_pid=$p
+		done
+		[ -n "$qemu_pid" ] && break
+		sleep 0.1
+	done
+	if [ -n "$qemu_pid" ]; then
+		pin_vcpus "$qemu_pid"
+	else
+		echo "run-vm: VM_PIN_VCPUS: QEMU's process not found" >&2
+	fi
+	wait "$qemu_job"
+else
+	run_qemu
+fi
 qemu_rc=$?
 rm -f "$monitor"
 for d in "${daemons[@]}"; do kill "$d" 2> /dev/null; wait "$d" 2> /dev/null; done
