@@ -24,7 +24,7 @@ module_param(watch_slots, uint, 0400);
 MODULE_PARM_DESC(watch_slots, "hardware watchpoints reserved on every CPU (1-4)");
 
 struct kc_settings kc_settings = {
-	.sample_rate = 20,
+	.sample_rate = 10,
 	.max_probes = 64,
 	.window_sleep_us = 2000,
 	.window_atomic_us = 100,
