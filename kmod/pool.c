@@ -6,12 +6,14 @@
  * decodes the function up to it: about 9 ms each under QEMU TCG against
  * about 1.4 ms for an enable), so the pool keeps a reserve of registered,
  * disabled probes that the sampler refreshes in the background, and arming
- * a breakpoint is one enable.
+ * a breakpoint is one byte written (kc_probe_insert(): kprobes' enable
+ * only where writing it ourselves is not safe).
  *
  * An entry's life: FREE -> RESERVE (registered, disabled) -> ARMED
- * (enabled) -> SPENT (its first hit, taken by the handler with one
- * cmpxchg) -> RESERVE again (disabled), until it ages out -> IDLE ->
- * FREE (unregistered in batches: one RCU grace period per batch). The
+ * (its int3 in the text) -> SPENT (its first hit, taken by the handler
+ * with one cmpxchg) -> RESERVE again (out of the text), until it ages
+ * out -> IDLE -> FREE (unregistered in batches: one RCU grace period per
+ * batch). The
  * reserve is a moving uniform subsample of the table, so arming stays
  * uniform over static sites.
  *
@@ -39,6 +41,9 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 #include <linux/mm.h>
+#include <linux/poison.h>
+#include <asm/text-patching.h>
+#include <asm/unaligned.h>
 
 #include "kcollider.h"
 
@@ -48,6 +53,8 @@
 /* Hits later than this after the disable are stale, not in flight. */
 #define KC_INFLIGHT_MS		10
 #define KC_DRAIN_MS		5000
+/* Bytes before a site that another tool's 5-byte jump could cover. */
+#define KC_GUARD_BEFORE		4
 
 enum kc_probe_state {
 	KC_PROBE_FREE,
@@ -71,6 +78,10 @@ struct kc_probe {
 	unsigned long repoked;
 	bool scrub;			/* patched since the keeper's scrub */
 	bool condemned;			/* its site is never to be armed again */
+	bool direct_ok;			/* may be patched without kprobes */
+	bool direct;			/* our int3 is in, kprobes' flag is not */
+	u8 guard_len;
+	u8 guard[KC_GUARD_BEFORE + KC_INSN_MAX_LEN];
 };
 
 static struct kc_probe kc_probes[KC_POOL_SIZE];
@@ -82,6 +93,8 @@ static unsigned long kc_pool_scrubs;
 static unsigned long kc_pool_regs;
 static u64 kc_pool_reg_ns;
 static unsigned long kc_pool_enables;
+static unsigned long kc_pool_direct_patches;
+static unsigned long kc_pool_kprobes_patches;
 static u64 kc_pool_enable_ns;
 /* from a first hit to the armer's retiring it, and to its being out */
 static unsigned long kc_pool_spent_n;
@@ -217,6 +230,195 @@ static bool kc_slot_pages_hold(unsigned long ip)
 }
 
 /*
+ * Writes a byte of kernel text through an alias of its page, if it still
+ * holds @old: no other byte is touched, and a concurrent patch of the
+ * same byte is never undone. Returns whether the byte was @old.
+ */
+static bool kc_text_cmpxchg(unsigned long addr, u8 old, u8 new)
+{
+	struct page *page;
+	void *alias;
+	bool swapped;
+
+	if (addr >= MODULES_VADDR && addr < MODULES_END)
+		page = vmalloc_to_page((void *)addr);
+	else if (addr >= __START_KERNEL_map &&
+		 addr < __START_KERNEL_map + KERNEL_IMAGE_SIZE)
+		page = virt_to_page((void *)addr);
+	else
+		return false;
+	if (!page)
+		return false;
+	alias = vmap(&page, 1, VM_MAP, PAGE_KERNEL);
+	if (!alias)
+		return false;
+	swapped = cmpxchg((u8 *)alias + offset_in_page(addr), old, new) == old;
+	vunmap(alias);
+	return swapped;
+}
+
+/*
+ * Under QEMU's multi-threaded TCG a vCPU can keep a translation of a page
+ * made while one of our int3s was in it, after the byte was restored (it
+ * translated while another vCPU patched). Nothing in the guest sees such
+ * a stale int3 until it runs, and once its probe is unregistered kprobes
+ * retries it forever (seen: a CPU stuck in kc_n1_inc_locked with the
+ * original bytes in memory). Writing the same byte again through an alias
+ * of the page is a write QEMU notices: it drops every translation of the
+ * page. On hardware nothing changes.
+ */
+static void kc_text_scrub(unsigned long addr)
+{
+	u8 v;
+
+	if (copy_from_kernel_nofault(&v, (void *)addr, 1))
+		return;
+	kc_text_cmpxchg(addr, v, v);
+	kc_pool_scrubs++;
+}
+
+/*
+ * Arming without kprobes' patching. enable_kprobe() and disable_kprobe()
+ * each end with text_poke_sync(), an IPI to every CPU and a wait for all
+ * of them: two per sample, milliseconds each under TCG, where the waiting
+ * vCPU spins on a host CPU the others need. A sampler needs neither: an
+ * int3 is one byte, written atomically; a CPU that runs the old byte a
+ * little longer is sampled a little later, and one that runs the int3
+ * after its removal finds the probe still registered and single-steps,
+ * as for a hit in flight. So where it is safe the pool writes and removes
+ * the int3 itself and kprobes' wrapper stays disabled, as if nothing of
+ * its were in the text: the probe is ours alone (no other tool's probe on
+ * the same address, not ftrace-based) and the code around it is what it
+ * was at registration (no other tool's jump patched over it since:
+ * kprobes lets an optimized probe's jump cover a disabled probe).
+ * Anything else goes through enable_kprobe() as before. Our probe's own
+ * flag says enabled while its int3 is in: a wrapper calls only enabled
+ * probes, and kprobes reads that flag at no other time we leave it so.
+ */
+/*
+ * kprobes wraps most probes in an aggregate of its own at registration
+ * (the one it would optimize, were it not for our post-handler): the
+ * aggregate is what an int3 finds, and it calls those of its probes that
+ * are enabled. NULL: not wrapped; the wrapper, when ours is alone in it;
+ * an error when another tool's probe shares the address.
+ */
+static struct kprobe *kc_probe_wrapper(struct kc_probe *p)
+{
+	struct list_head *next = READ_ONCE(p->kp.list.next);
+	struct kprobe *w;
+
+	/* hlist_replace_rcu() poisons the node the wrapper took over */
+	if (READ_ONCE(p->kp.hlist.pprev) != LIST_POISON2)
+		return NULL;
+	if (next != READ_ONCE(p->kp.list.prev))
+		return ERR_PTR(-EBUSY);
+	w = container_of(next, struct kprobe, list);
+	return w->addr == p->kp.addr ? w : ERR_PTR(-EBUSY);
+}
+
+/* The code around @p's site, our own int3s undone; under the pool lock. */
+static unsigned int kc_probe_read_guard(const struct kc_probe *p, u8 *buf)
+{
+	unsigned long start = (unsigned long)p->kp.addr - KC_GUARD_BEFORE;
+	unsigned int len = KC_GUARD_BEFORE + max_t(unsigned int,
+						   p->insn.length, 5);
+
+	if (copy_from_kernel_nofault(buf, (void *)start, len))
+		return 0;
+	kc_pool_patch_original(start, buf, len);
+	return len;
+}
+
+/*
+ * A rel32 jump just before the site into the module area, from vmlinux:
+ * an optimized kprobe's, which covers the site's first bytes.
+ */
+static bool kc_guard_has_detour(const struct kc_probe *p, const u8 *buf)
+{
+	unsigned long addr = (unsigned long)p->kp.addr, target;
+	int k;
+
+	if (addr >= MODULES_VADDR && addr < MODULES_END)
+		return false;
+	for (k = 0; k < KC_GUARD_BEFORE; k++) {
+		if (buf[k] != 0xe9)
+			continue;
+		target = addr - KC_GUARD_BEFORE + k + 5 +
+			 (long)get_unaligned((const s32 *)&buf[k + 1]);
+		if (target >= MODULES_VADDR && target < MODULES_END)
+			return true;
+	}
+	return false;
+}
+
+/* Once @p is registered, under the pool lock; @first: the byte we read. */
+static void kc_probe_note_guard(struct kc_probe *p, u8 first)
+{
+	p->direct = false;
+	p->guard_len = kc_probe_read_guard(p, p->guard);
+	p->direct_ok = p->guard_len && first == p->kp.opcode &&
+		       !(p->kp.flags & KPROBE_FLAG_FTRACE) &&
+		       !kc_guard_has_detour(p, p->guard);
+}
+
+static bool kc_probe_direct_safe(struct kc_probe *p)
+{
+	u8 now[KC_GUARD_BEFORE + KC_INSN_MAX_LEN];
+	struct kprobe *w = kc_probe_wrapper(p);
+
+	if (IS_ERR(w) || (w && !kprobe_disabled(w)))
+		return false;
+	return p->direct_ok && kprobe_disabled(&p->kp) &&
+	       kc_probe_read_guard(p, now) == p->guard_len &&
+	       !memcmp(now, p->guard, p->guard_len);
+}
+
+/*
+ * Put @p's int3 in the text: 0 or enable_kprobe()'s error. Directly, the
+ * wrapper stays disabled (kprobes' view: nothing of its is in the text)
+ * and our probe's own flag says enabled, so that the wrapper calls it.
+ */
+static int kc_probe_insert(struct kc_probe *p)
+{
+	if (kc_probe_direct_safe(p) &&
+	    kc_text_cmpxchg((unsigned long)p->kp.addr, p->kp.opcode,
+			    INT3_INSN_OPCODE)) {
+		p->direct = true;
+		if (kc_probe_wrapper(p))
+			WRITE_ONCE(p->kp.flags,
+				   p->kp.flags & ~KPROBE_FLAG_DISABLED);
+		kc_pool_direct_patches++;
+		return 0;
+	}
+	kc_pool_kprobes_patches++;
+	return enable_kprobe(&p->kp);
+}
+
+/* Take @p's int3 out of the text, however it went in. */
+static void kc_probe_remove(struct kc_probe *p)
+{
+	if (!p->direct) {
+		disable_kprobe(&p->kp);
+		return;
+	}
+	p->direct = false;
+	kc_pool_direct_patches++;
+	if (!IS_ERR(kc_probe_wrapper(p))) {
+		kc_text_cmpxchg((unsigned long)p->kp.addr, INT3_INSN_OPCODE,
+				p->kp.opcode);
+		WRITE_ONCE(p->kp.flags, p->kp.flags | KPROBE_FLAG_DISABLED);
+		return;
+	}
+	/*
+	 * Another tool's probe joined ours while armed: kprobes decides
+	 * whether the aggregate's int3 stays (theirs is enabled) or goes.
+	 */
+	WRITE_ONCE(p->kp.flags, p->kp.flags | KPROBE_FLAG_DISABLED);
+	if (!enable_kprobe(&p->kp))
+		disable_kprobe(&p->kp);
+}
+
+/*
  * Register a disabled probe on @addr for the reserve. -EINVAL-like errors
  * mean the site can never be armed (kprobes refuses it, or it is no site
  * any more); -ENOSPC, -EBUSY and -EAGAIN are for now only.
@@ -260,6 +462,7 @@ int kc_pool_add(unsigned long addr)
 		kc_pool_reg_ns += ktime_get_ns() - t0;
 		kc_pool_regs++;
 		kc_slot_pages_note(p);
+		kc_probe_note_guard(p, code[0]);
 	}
 	atomic_set(&p->state, ret ? KC_PROBE_FREE : KC_PROBE_RESERVE);
 out:
@@ -294,7 +497,7 @@ bool kc_pool_arm(void)
 	/* armed before it is in the text: the first hit may come at once */
 	atomic_set(&p->state, KC_PROBE_ARMED);
 	t0 = ktime_get_ns();
-	if (enable_kprobe(&p->kp)) {
+	if (kc_probe_insert(p)) {
 		atomic_set(&p->state, KC_PROBE_IDLE);
 		p = NULL;
 	} else {
@@ -314,7 +517,7 @@ out:
 
 static void kc_probe_disable(struct kc_probe *p, int state)
 {
-	disable_kprobe(&p->kp);
+	kc_probe_remove(p);
 	p->idle_since = jiffies;
 	WRITE_ONCE(p->scrub, true);
 	atomic_set(&p->state, state);
@@ -438,42 +641,6 @@ static void kc_probe_repoke(struct kc_probe *p)
 }
 
 /*
- * Under QEMU's multi-threaded TCG a vCPU can keep a translation of a page
- * made while one of our int3s was in it, after the byte was restored (it
- * translated while another vCPU patched). Nothing in the guest sees such
- * a stale int3 until it runs, and once its probe is unregistered kprobes
- * retries it forever (seen: a CPU stuck in kc_n1_inc_locked with the
- * original bytes in memory). Writing the same byte again through an alias
- * of the page is a write QEMU notices: it drops every translation of the
- * page. cmpxchg never undoes a concurrent patch; on hardware nothing
- * changes.
- */
-static void kc_text_scrub(unsigned long addr)
-{
-	struct page *page;
-	void *alias;
-	u8 *byte, v;
-
-	if (addr >= MODULES_VADDR && addr < MODULES_END)
-		page = vmalloc_to_page((void *)addr);
-	else if (addr >= __START_KERNEL_map &&
-		 addr < __START_KERNEL_map + KERNEL_IMAGE_SIZE)
-		page = virt_to_page((void *)addr);
-	else
-		return;
-	if (!page)
-		return;
-	alias = vmap(&page, 1, VM_MAP, PAGE_KERNEL);
-	if (!alias)
-		return;
-	byte = alias + offset_in_page(addr);
-	v = READ_ONCE(*byte);
-	cmpxchg(byte, v, v);
-	vunmap(alias);
-	kc_pool_scrubs++;
-}
-
-/*
  * The keeper's: scrub the sites enabled or disabled since last time, so
  * that under TCG an int3 is seen at once and a removed one stops trapping
  * now, not when some other patch happens to hit their page. Safe in any
@@ -507,6 +674,13 @@ static void kc_pool_unregister(struct kprobe **batch, unsigned int n,
 
 	if (!n)
 		return;
+	/* an int3 of ours must not outlive its probe */
+	for (i = 0; i < n; i++) {
+		struct kc_probe *p = container_of(batch[i], struct kc_probe, kp);
+
+		if (p->direct)
+			kc_probe_remove(p);
+	}
 	unregister_kprobes(batch, n);
 	for (i = 0; i < n; i++) {
 		if (scrub)
@@ -662,6 +836,8 @@ void kc_pool_drop_range(unsigned long start, unsigned long end)
 		if (kc_probe_state(p) == KC_PROBE_FREE || a < start || a >= end)
 			continue;
 		atomic_set(&p->state, KC_PROBE_IDLE);
+		if (p->direct)
+			kc_probe_remove(p);
 		if (batch) {
 			batch[n++] = &p->kp;
 		} else {
@@ -752,11 +928,11 @@ static u64 kc_mean_us(u64 ns, unsigned long n)
 }
 
 /*
- * Under the lock every enable and disable of ours has finished, so the
- * states and kprobes' own flags must agree: ARMED and SPENT enabled,
- * the rest disabled. Compared from outside (the kprobes list against
- * probes_armed) they rarely do on a slow kernel: some patch is always
- * in flight.
+ * Under the lock every patch of ours has finished, so the states and the
+ * text must agree: ARMED and SPENT in it (enabled, or our own int3
+ * written), the rest out. Compared from outside (the kprobes list
+ * against probes_armed) they rarely do on a slow kernel: some patch is
+ * always in flight.
  */
 static unsigned int kc_pool_mismatched(unsigned int *spent)
 {
@@ -769,11 +945,17 @@ static unsigned int kc_pool_mismatched(unsigned int *spent)
 		struct kc_probe *p = &kc_probes[i];
 		int s = kc_probe_state(p);
 		bool live = s == KC_PROBE_ARMED || s == KC_PROBE_SPENT;
+		bool in_text;
+		u8 b;
 
 		if (s == KC_PROBE_FREE || s == KC_PROBE_BUSY)
 			continue;
 		*spent += s == KC_PROBE_SPENT;
-		n += live == kprobe_disabled(&p->kp);
+		in_text = !kprobe_disabled(&p->kp);
+		if (p->direct)
+			in_text = !copy_from_kernel_nofault(&b, p->kp.addr, 1) &&
+				  b == INT3_INSN_OPCODE;
+		n += live != in_text;
 	}
 	mutex_unlock(&kc_pool_lock);
 	return n;
@@ -788,12 +970,15 @@ ssize_t kc_pool_stats(char *buf, size_t size)
 			 "probes_mismatched %u\nprobes_reserve %u\n"
 			 "probes_registered %u\nprobes_repoked %lu\n"
 			 "probes_dropped %lu\nprobes_scrubbed %lu\n"
+			 "patches_direct %lu\npatches_kprobes %lu\n"
 			 "register_us_mean %llu\n"
 			 "enable_us_mean %llu\n"
 			 "spent_wait_us_mean %llu\nspent_life_us_mean %llu\n",
 			 kc_pool_armed(), spent, mismatched, kc_pool_reserve(),
 			 kc_pool_registered(), READ_ONCE(kc_pool_repokes),
 			 READ_ONCE(kc_pool_dropped), READ_ONCE(kc_pool_scrubs),
+			 READ_ONCE(kc_pool_direct_patches),
+			 READ_ONCE(kc_pool_kprobes_patches),
 			 kc_mean_us(kc_pool_reg_ns, kc_pool_regs),
 			 kc_mean_us(kc_pool_enable_ns, kc_pool_enables),
 			 kc_mean_us(kc_pool_spent_wait_ns, kc_pool_spent_n),

@@ -6,6 +6,7 @@
  * CPU stuck or a probe behind.
  */
 #include <dirent.h>
+#include <elf.h>
 #include <sys/klog.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -46,6 +47,76 @@ static int kprobes_enabled(void)
 		     !strstr(line, " kmem_cache_free_bulk+");
 	return n;
 }
+
+/*
+ * The byte at kernel address @addr as the CPUs fetch it, read through
+ * /proc/kcore (@fd; kernel image and module text alike): -1 if unmapped.
+ */
+static int kernel_text_byte(int fd, unsigned long addr)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	unsigned char b;
+	int i;
+
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh))
+		return -1;
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) !=
+		    sizeof(ph))
+			return -1;
+		if (ph.p_type != PT_LOAD || addr < ph.p_vaddr ||
+		    addr >= ph.p_vaddr + ph.p_memsz)
+			continue;
+		if (pread(fd, &b, 1, ph.p_offset + addr - ph.p_vaddr) != 1)
+			return -1;
+		return b;
+	}
+	return -1;
+}
+
+/*
+ * The sampler's probes' addresses from the kprobes list (the memory-reuse
+ * filter's kmem_cache_free_bulk() probe left out), up to @max.
+ */
+static int kprobe_addrs(unsigned long *addrs, int max)
+{
+	char *line, *save;
+	int n = 0;
+
+	if (kc_read_file(KPROBES_LIST, buf, sizeof(buf)) < 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line && n < max;
+	     line = strtok_r(NULL, "\n", &save))
+		if (!strstr(line, " kmem_cache_free_bulk+"))
+			addrs[n++] = strtoul(line, NULL, 16);
+	return n;
+}
+
+/*
+ * int3s at @addrs: kprobes' [DISABLED] says nothing of them, since the
+ * sampler writes its int3s itself where it can. -1 if a byte could not
+ * be read.
+ */
+static int int3s_at(const unsigned long *addrs, int n)
+{
+	int fd, i, b, found = 0;
+
+	fd = open("/proc/kcore", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	for (i = 0; i < n && found >= 0; i++) {
+		b = kernel_text_byte(fd, addrs[i]);
+		if (b < 0)
+			found = -1;
+		else
+			found += b == 0xcc;
+	}
+	close(fd);
+	return found;
+}
+
+static unsigned long probe_addrs[1024];
 
 /* "spec sites=N" of the targets attribute, -1 if the spec is absent. */
 static long target_sites(const char *spec)
@@ -192,7 +263,7 @@ FIXTURE_TEARDOWN(engine)
 TEST_F_TIMEOUT(engine, all_targets_the_whole_kernel, 300)
 {
 	long sites, samples = 0;
-	int i;
+	int i, n;
 
 	klog_mark();
 	kmsg("all: building", 0);
@@ -220,6 +291,9 @@ TEST_F_TIMEOUT(engine, all_targets_the_whole_kernel, 300)
 	/* disabled: no breakpoint stays in the text */
 	ASSERT_EQ(0, kprobes_enabled());
 	ASSERT_EQ(0, kc_stat("probes_armed"));
+	n = kprobe_addrs(probe_addrs, ARRAY_SIZE(probe_addrs));
+	ASSERT_LE(0, n);
+	ASSERT_EQ(0, int3s_at(probe_addrs, n));
 	ASSERT_EQ(NULL, dmesg_trouble());
 }
 
@@ -327,7 +401,7 @@ TEST_F(engine, clocksource_reads_have_no_sites)
  */
 TEST_F_TIMEOUT(engine, fired_breakpoints_are_retired, 120)
 {
-	int i;
+	int i, n;
 
 	ASSERT_EQ(0, load_planted());
 	ASSERT_EQ(0, kc_write_attr("targets", "kc_planted:kc_h1_step"));
@@ -355,9 +429,15 @@ TEST_F_TIMEOUT(engine, fired_breakpoints_are_retired, 120)
 	}
 	ASSERT_EQ(0, kc_stat("probes_spent"));
 	ASSERT_EQ(0, kc_stat("probes_mismatched"));
+	/* the int3s went in by the direct write, not enable_kprobe() */
+	ASSERT_LT(0, kc_stat("patches_direct"));
 	/* and what kprobes lists agrees once nothing is armed any more */
 	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
 	ASSERT_EQ(0, kprobes_enabled());
+	n = kprobe_addrs(probe_addrs, ARRAY_SIZE(probe_addrs));
+	ASSERT_LT(0, n);
+	/* nor does the text hold an int3 kprobes does not know of */
+	ASSERT_EQ(0, int3s_at(probe_addrs, n));
 	ASSERT_EQ(0, kc_unload_module("kc_planted"));
 }
 
@@ -716,7 +796,7 @@ static void soak_cycle(struct __test_metadata *_metadata, int cycle,
 {
 	const char *trouble;
 	char why[256];
-	int status;
+	int status, n;
 	pid_t bg;
 
 	if (detector) {
@@ -745,10 +825,15 @@ static void soak_cycle(struct __test_metadata *_metadata, int cycle,
 			TH_LOG("cycle %d", cycle);
 		ASSERT_EQ(0, kc_write_attr("enabled", "0"));
 		ASSERT_EQ(0, kprobes_enabled()) TH_LOG("cycle %d", cycle);
+		n = kprobe_addrs(probe_addrs, ARRAY_SIZE(probe_addrs));
+		ASSERT_LE(0, n);
+		ASSERT_EQ(0, int3s_at(probe_addrs, n)) TH_LOG("cycle %d", cycle);
 		kmsg("soak cycle %d: unloading", cycle);
 		ASSERT_EQ(0, kc_unload_module("kcollider"))
 			TH_LOG("cycle %d: unload: %s", cycle, strerror(errno));
 		ASSERT_EQ(0, kprobes_listed()) TH_LOG("cycle %d", cycle);
+		/* what was registered last is out of the text too */
+		ASSERT_EQ(0, int3s_at(probe_addrs, n)) TH_LOG("cycle %d", cycle);
 		ASSERT_TRUE(debug_registers_idle(why, sizeof(why)))
 			TH_LOG("cycle %d: %s", cycle, why);
 	}
