@@ -286,6 +286,7 @@ void kc_pool_init(kprobe_pre_handler_t handler);
 int kc_pool_add(unsigned long addr);
 bool kc_pool_arm(void);
 unsigned int kc_pool_retire(void);
+u64 kc_pool_settle_in_ns(void);
 unsigned int kc_pool_expire(unsigned long age, unsigned long life,
 			    unsigned int max);
 unsigned int kc_pool_reap(unsigned long *condemned, unsigned int max,

@@ -42,7 +42,6 @@
 #include <linux/vmalloc.h>
 #include <linux/mm.h>
 #include <linux/poison.h>
-#include <asm/sync_core.h>
 #include <asm/text-patching.h>
 #include <asm/unaligned.h>
 
@@ -54,6 +53,8 @@
 /* Hits later than this after the disable are stale, not in flight. */
 #define KC_INFLIGHT_MS		10
 #define KC_DRAIN_MS		5000
+/* After a fired breakpoint's removal, the page is written again this late. */
+#define KC_SETTLE_NS		(500 * NSEC_PER_USEC)
 /* Bytes before a site that another tool's 5-byte jump could cover. */
 #define KC_GUARD_BEFORE		4
 
@@ -76,6 +77,7 @@ struct kc_probe {
 	unsigned long stale_at;		/* jiffies; plain stores from int3 */
 	u64 armed_ns;
 	u64 spent_ns;			/* its first hit; a store from int3 */
+	u64 settle_ns;			/* its page is to be written again */
 	unsigned long repoked;
 	bool scrub;			/* patched since the keeper's scrub */
 	bool condemned;			/* its site is never to be armed again */
@@ -101,7 +103,7 @@ static u64 kc_pool_enable_ns;
 static unsigned long kc_pool_spent_n;
 static u64 kc_pool_spent_wait_ns;
 static u64 kc_pool_spent_life_ns;
-static unsigned long kc_pool_retire_syncs;
+static unsigned long kc_pool_settles;
 /* hits on a probe already out of the text: a CPU that ran a stale int3 */
 static DEFINE_PER_CPU(unsigned long, kc_pool_stale_hits);
 
@@ -455,6 +457,7 @@ int kc_pool_add(unsigned long addr)
 	p->kp.flags = KPROBE_FLAG_DISABLED;
 	p->born = p->idle_since = p->repoked = jiffies;
 	p->stale_at = 0;
+	p->settle_ns = 0;
 	p->condemned = false;
 	/* registering takes ms: the armer retires and arms meanwhile */
 	atomic_set(&p->state, KC_PROBE_BUSY);
@@ -507,6 +510,8 @@ bool kc_pool_arm(void)
 	} else {
 		kc_pool_enable_ns += ktime_get_ns() - t0;
 		kc_pool_enables++;
+		/* a translation that kept the old int3 is right again */
+		WRITE_ONCE(p->settle_ns, 0);
 		/*
 		 * The same race the other way round: a vCPU can keep running
 		 * a translation without the int3 (seen: 4 arms of N1's only
@@ -519,35 +524,65 @@ out:
 	return p;
 }
 
-static void kc_sync_core_local(void *unused)
-{
-	sync_core();
-}
-
 /*
- * Take @p out of the text. After a direct removal of a spent breakpoint
- * every CPU is synced, as kprobes' own removal does: under QEMU's TCG the
- * sampled thread, back in its loop, otherwise ran the removed int3 again
- * on many passes until the keeper's scrub (debug kernel, planted H1:
- * 283 to 1,070 stale hits in rounds of about 320 samples; syncing only
- * the removals a waiting thread asked for still left 1,163 in 311). With
- * the sync: 0, 87 and 0 in three rounds of 340 to 391. Why a stale
- * translation outlives the write is QEMU's; the sync narrows it, the
- * scrub ends it. Arming stays sync-free, and so does the expiry of a
- * breakpoint that never ran.
+ * Take @p out of the text. A fired breakpoint's page is written once more
+ * a little later (kc_pool_settle()), and until then the breakpoint still
+ * counts as spent for its waiting thread: under QEMU's multi-threaded TCG
+ * a translation of the page that read the int3 before our write but was
+ * linked after it is not dropped by the write, and the sampled thread,
+ * back in its loop, then ran the removed int3 on every pass until the
+ * keeper's scrub (debug kernel, planted H1 with a 1 us window, rounds
+ * whose thread came back while its breakpoint was in: 66 to 1,195 stale
+ * hits per round of about 350 samples, in 3 of 4 rounds; a second write
+ * at once, or a sync of every CPU after the first, left as many). With a
+ * second write 300 us or 2 ms after the first, no stale hit in 6 such
+ * rounds. On hardware the second write changes nothing.
  */
 static void kc_probe_disable(struct kc_probe *p, int state)
 {
-	bool sync = p->direct && kc_probe_state(p) == KC_PROBE_SPENT;
+	bool settle = p->direct && kc_probe_state(p) == KC_PROBE_SPENT;
 
 	kc_probe_remove(p);
-	if (sync) {
-		on_each_cpu(kc_sync_core_local, NULL, 1);
-		kc_pool_retire_syncs++;
-	}
+	if (settle)
+		WRITE_ONCE(p->settle_ns, ktime_get_ns() + KC_SETTLE_NS);
 	p->idle_since = jiffies;
 	WRITE_ONCE(p->scrub, true);
 	atomic_set(&p->state, state);
+}
+
+/* The armer's: write again the pages of the removals whose time has come. */
+static void kc_pool_settle_locked(void)
+{
+	u64 now = ktime_get_ns();
+	int i;
+
+	for (i = 0; i < KC_POOL_SIZE; i++) {
+		struct kc_probe *p = &kc_probes[i];
+		int s = kc_probe_state(p);
+
+		if (!p->settle_ns || now < p->settle_ns)
+			continue;
+		if (s != KC_PROBE_FREE && s != KC_PROBE_BUSY) {
+			kc_text_scrub((unsigned long)p->kp.addr);
+			kc_pool_settles++;
+		}
+		WRITE_ONCE(p->settle_ns, 0);
+	}
+}
+
+/* Nanoseconds until the next removal is due its second write; 0: now. */
+u64 kc_pool_settle_in_ns(void)
+{
+	u64 now = ktime_get_ns(), next = U64_MAX;
+	int i;
+
+	for (i = 0; i < KC_POOL_SIZE; i++) {
+		u64 due = READ_ONCE(kc_probes[i].settle_ns);
+
+		if (due)
+			next = min(next, due > now ? due - now : 0);
+	}
+	return next;
 }
 
 /*
@@ -574,6 +609,7 @@ unsigned int kc_pool_retire(void)
 	int i;
 
 	mutex_lock(&kc_pool_lock);
+	kc_pool_settle_locked();
 	for (i = 0; i < KC_POOL_SIZE; i++) {
 		if (kc_probe_state(&kc_probes[i]) == KC_PROBE_SPENT) {
 			taken = ktime_get_mono_fast_ns();
@@ -639,6 +675,12 @@ void kc_pool_disarm_all(void)
 			s = kc_probe_state(p);
 		if (s == KC_PROBE_ARMED || s == KC_PROBE_SPENT)
 			kc_probe_disable(p, KC_PROBE_RESERVE);
+	}
+	/* the armer is stopped: the second writes are ours */
+	if (kc_pool_settle_in_ns() != U64_MAX) {
+		usleep_range(KC_SETTLE_NS / NSEC_PER_USEC,
+			     2 * KC_SETTLE_NS / NSEC_PER_USEC);
+		kc_pool_settle_locked();
 	}
 	mutex_unlock(&kc_pool_lock);
 }
@@ -798,15 +840,22 @@ bool kc_pool_spent_any(void)
 	return kc_pool_count(KC_PROBE_SPENT);
 }
 
-/* Lock-free, for a thread waiting on its spent breakpoint. */
+/*
+ * Lock-free, for a thread waiting on its spent breakpoint: until it is
+ * out and its page written the second time.
+ */
 bool kc_pool_spent_at(unsigned long addr)
 {
 	int i;
 
-	for (i = 0; i < KC_POOL_SIZE; i++)
-		if (kc_probe_state(&kc_probes[i]) == KC_PROBE_SPENT &&
-		    (unsigned long)READ_ONCE(kc_probes[i].kp.addr) == addr)
+	for (i = 0; i < KC_POOL_SIZE; i++) {
+		struct kc_probe *p = &kc_probes[i];
+
+		if ((kc_probe_state(p) == KC_PROBE_SPENT ||
+		     READ_ONCE(p->settle_ns)) &&
+		    (unsigned long)READ_ONCE(p->kp.addr) == addr)
 			return true;
+	}
 	return false;
 }
 
@@ -1013,7 +1062,7 @@ ssize_t kc_pool_stats(char *buf, size_t size)
 			 "register_us_mean %llu\n"
 			 "enable_us_mean %llu\n"
 			 "spent_wait_us_mean %llu\nspent_life_us_mean %llu\n"
-			 "hits_stale %lu\nretire_syncs %lu\n",
+			 "hits_stale %lu\nretire_settles %lu\n",
 			 kc_pool_armed(), spent, mismatched, kc_pool_reserve(),
 			 kc_pool_registered(), READ_ONCE(kc_pool_repokes),
 			 READ_ONCE(kc_pool_dropped), READ_ONCE(kc_pool_scrubs),
@@ -1023,7 +1072,7 @@ ssize_t kc_pool_stats(char *buf, size_t size)
 			 kc_mean_us(kc_pool_enable_ns, kc_pool_enables),
 			 kc_mean_us(kc_pool_spent_wait_ns, kc_pool_spent_n),
 			 kc_mean_us(kc_pool_spent_life_ns, kc_pool_spent_n),
-			 kc_pool_sum_stale(), READ_ONCE(kc_pool_retire_syncs));
+			 kc_pool_sum_stale(), READ_ONCE(kc_pool_settles));
 }
 
 void kc_pool_init(kprobe_pre_handler_t handler)

@@ -326,6 +326,9 @@ static void kc_armer_sleep(u64 worked)
 		wait = worked;
 		kc_arm_after_ns = ktime_get_ns() + worked;
 	}
+	/* a removal's second write, whose thread waits for it */
+	wait = min_t(u64, wait, max_t(u64, kc_pool_settle_in_ns(),
+				     50 * NSEC_PER_USEC));
 	t = ns_to_ktime(wait);
 	set_current_state(TASK_INTERRUPTIBLE);
 	/*

@@ -810,10 +810,10 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 /*
  * Until the spent breakpoint is out: the armer may arm the site again at
  * once (a target of one site), and the int3 is then a new sample's.
- * Out means its disable returned, not that the byte reads back restored:
- * that comes before the sync of every CPU that follows, and a thread
- * let go then trapped on every pass under QEMU TCG (H2: 2.3 to 14 hits per
- * sample in six runs, against 1.9 to 2.0 waiting for the disable).
+ * Out means the pool says so (its removal done and the page written a
+ * second time), not that the byte reads back restored: a thread let go
+ * at that point trapped on every pass under QEMU TCG (H2: 2.3 to 14 hits
+ * per sample in six runs, against 1.9 to 2.0 waiting for the disable).
  * Bounded: the armer may be held back (patching, the stall governor).
  */
 static void kc_wait_retired(unsigned long ip, unsigned int max_us)

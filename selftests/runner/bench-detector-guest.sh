@@ -160,7 +160,7 @@ met=no
 [ "$(echo "$default_slowdown <= 1.05" | bc -l)" = 1 ] && met=yes
 printf "default sample_rate %s/s: slowdown %.3fx, goal 1.050x, met %s\n" \
 	"$default_rate" "$default_slowdown" $met
-grep -E "^(armed_expired|arms|register_us_mean|enable_us_mean|retire_us_mean|spent_wait_us_mean|spent_life_us_mean|probes_repoked|probes_mismatched|patches_direct|patches_kprobes|hits_stale|retire_syncs) " \
+grep -E "^(armed_expired|arms|register_us_mean|enable_us_mean|retire_us_mean|spent_wait_us_mean|spent_life_us_mean|probes_repoked|probes_mismatched|patches_direct|patches_kprobes|hits_stale|retire_settles) " \
 	$sys/stats | tr '\n' ' '
 echo
 

@@ -493,9 +493,9 @@ TEST_F_TIMEOUT(engine, hot_loop_traps_at_most_twice_per_sample, 600)
 	ASSERT_EQ(0, run_hot_loop("h1 1000", 3000));
 	fired = kc_stat("fired");
 	hits = kc_stat("hits");
-	TH_LOG("fired %ld hits %ld hits_spent %ld hits_stale %ld loop_waits %ld retire_syncs %ld",
+	TH_LOG("fired %ld hits %ld hits_spent %ld hits_stale %ld loop_waits %ld retire_settles %ld",
 	       fired, hits, kc_stat("hits_spent"), kc_stat("hits_stale"),
-	       kc_stat("loop_waits"), kc_stat("retire_syncs"));
+	       kc_stat("loop_waits"), kc_stat("retire_settles"));
 	ASSERT_GE(fired, 300);
 	ASSERT_LE(hits, 2 * fired);
 	ASSERT_EQ(0, kc_unload_module("kc_planted"));
@@ -520,10 +520,10 @@ TEST_F_TIMEOUT(engine, hot_loop_of_skipped_samples_traps_at_most_twice, 600)
 	fired = kc_stat("fired");
 	hits = kc_stat("hits");
 	skipped = kc_stat("skipped_forbidden_address");
-	TH_LOG("fired %ld hits %ld skipped %ld samples %ld loop_waits %ld hits_stale %ld retire_syncs %ld",
+	TH_LOG("fired %ld hits %ld skipped %ld samples %ld loop_waits %ld hits_stale %ld retire_settles %ld",
 	       fired, hits, skipped, kc_stat("samples"),
 	       kc_stat("loop_waits"), kc_stat("hits_stale"),
-	       kc_stat("retire_syncs"));
+	       kc_stat("retire_settles"));
 	ASSERT_GE(fired, 300);
 	ASSERT_GE(skipped, fired - 4);
 	ASSERT_EQ(0, kc_stat("samples"));
