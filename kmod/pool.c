@@ -526,17 +526,17 @@ out:
 
 /*
  * Take @p out of the text. A fired breakpoint's page is written once more
- * a little later (kc_pool_settle()), and until then the breakpoint still
- * counts as spent for its waiting thread: under QEMU's multi-threaded TCG
- * a translation of the page that read the int3 before our write but was
- * linked after it is not dropped by the write, and the sampled thread,
- * back in its loop, then ran the removed int3 on every pass until the
- * keeper's scrub (debug kernel, planted H1 with a 1 us window, rounds
- * whose thread came back while its breakpoint was in: 66 to 1,195 stale
- * hits per round of about 350 samples, in 3 of 4 rounds; a second write
- * at once, or a sync of every CPU after the first, left as many). With a
- * second write 300 us or 2 ms after the first, no stale hit in 6 such
- * rounds. On hardware the second write changes nothing.
+ * a little later (kc_pool_settle_locked()), and until then the breakpoint
+ * still counts as spent for its waiting thread: under QEMU's
+ * multi-threaded TCG a translation of the page that read the int3 before
+ * our write but was linked after it is not dropped by the write, and the
+ * sampled thread, back in its loop, then ran the removed int3 on every
+ * pass until the keeper's scrub (debug kernel, planted H1 with a 1 us
+ * window, rounds whose thread came back while its breakpoint was in: 1 to
+ * 1,298 stale hits in 5 of 8 rounds of 300-414 samples; a second write at
+ * once left 343 and 1,028 in 2 of 3, a sync of every CPU after the first
+ * 87 and 316 in 2 of 5). With a second write 0.3 to 2 ms after the first,
+ * no stale hit in 9 of 9 such rounds. On hardware it changes nothing.
  */
 static void kc_probe_disable(struct kc_probe *p, int state)
 {
