@@ -83,6 +83,11 @@ struct kc_probe {
 	bool condemned;			/* its site is never to be armed again */
 	bool direct_ok;			/* may be patched without kprobes */
 	bool direct;			/* our int3 is in, kprobes' flag is not */
+	unsigned int arm_gen;		/* counts its armings */
+	u8 *alias;			/* the site's byte, writable: while direct */
+	unsigned int alias_gen;		/* the arming that mapped it */
+	atomic_t alias_users;		/* first hits writing through it */
+	u64 out_ns;			/* its first hit took the int3 out */
 	u8 guard_len;
 	u8 guard[KC_GUARD_BEFORE + KC_INSN_MAX_LEN];
 };
@@ -236,15 +241,13 @@ static bool kc_slot_pages_hold(unsigned long ip)
 }
 
 /*
- * Writes a byte of kernel text through an alias of its page, if it still
- * holds @old: no other byte is touched, and a concurrent patch of the
- * same byte is never undone. Returns whether the byte was @old.
+ * A writable alias of the kernel text byte at @addr (its page mapped once
+ * more), or NULL: the text itself is read-only. Sleeps.
  */
-static bool kc_text_cmpxchg(unsigned long addr, u8 old, u8 new)
+static u8 *kc_text_map(unsigned long addr)
 {
 	struct page *page;
 	void *alias;
-	bool swapped;
 
 	if (addr >= MODULES_VADDR && addr < MODULES_END)
 		page = vmalloc_to_page((void *)addr);
@@ -252,14 +255,32 @@ static bool kc_text_cmpxchg(unsigned long addr, u8 old, u8 new)
 		 addr < __START_KERNEL_map + KERNEL_IMAGE_SIZE)
 		page = virt_to_page((void *)addr);
 	else
-		return false;
+		return NULL;
 	if (!page)
-		return false;
+		return NULL;
 	alias = vmap(&page, 1, VM_MAP, PAGE_KERNEL);
+	return alias ? (u8 *)alias + offset_in_page(addr) : NULL;
+}
+
+static void kc_text_unmap(u8 *alias)
+{
+	vunmap((void *)PAGE_ALIGN_DOWN((unsigned long)alias));
+}
+
+/*
+ * Writes a byte of kernel text through an alias of its page, if it still
+ * holds @old: no other byte is touched, and a concurrent patch of the
+ * same byte is never undone. Returns whether the byte was @old.
+ */
+static bool kc_text_cmpxchg(unsigned long addr, u8 old, u8 new)
+{
+	u8 *alias = kc_text_map(addr);
+	bool swapped;
+
 	if (!alias)
 		return false;
-	swapped = cmpxchg((u8 *)alias + offset_in_page(addr), old, new) == old;
-	vunmap(alias);
+	swapped = cmpxchg(alias, old, new) == old;
+	kc_text_unmap(alias);
 	return swapped;
 }
 
@@ -380,15 +401,53 @@ static bool kc_probe_direct_safe(struct kc_probe *p)
 }
 
 /*
+ * Let go of @p's alias once no first hit writes through it: a hit either
+ * finds it gone or is seen here (both sides order their two accesses).
+ * A hit holds it for a few instructions with interrupts off.
+ */
+static void kc_probe_unmap(struct kc_probe *p)
+{
+	u8 *alias = p->alias;
+
+	if (!alias)
+		return;
+	WRITE_ONCE(p->alias, NULL);
+	/* pairs with kc_probe_take_out(): NULL seen there, or its count here */
+	smp_mb();
+	while (atomic_read(&p->alias_users))
+		cpu_relax();
+	kc_text_unmap(alias);
+}
+
+/*
+ * The alias stays mapped while the int3 is in, for its first hit to take
+ * it out (kc_probe_take_out()); mapping it in int3 context is not allowed.
+ */
+static bool kc_probe_insert_direct(struct kc_probe *p)
+{
+	u8 *alias = kc_text_map((unsigned long)p->kp.addr);
+
+	if (!alias)
+		return false;
+	WRITE_ONCE(p->out_ns, 0);
+	WRITE_ONCE(p->alias_gen, p->arm_gen);
+	/* the arming it belongs to, before the alias is seen */
+	smp_wmb();
+	WRITE_ONCE(p->alias, alias);
+	if (cmpxchg(alias, p->kp.opcode, INT3_INSN_OPCODE) == p->kp.opcode)
+		return true;
+	kc_probe_unmap(p);
+	return false;
+}
+
+/*
  * Put @p's int3 in the text: 0 or enable_kprobe()'s error. Directly, the
  * wrapper stays disabled (kprobes' view: nothing of its is in the text)
  * and our probe's own flag says enabled, so that the wrapper calls it.
  */
 static int kc_probe_insert(struct kc_probe *p)
 {
-	if (kc_probe_direct_safe(p) &&
-	    kc_text_cmpxchg((unsigned long)p->kp.addr, p->kp.opcode,
-			    INT3_INSN_OPCODE)) {
+	if (kc_probe_direct_safe(p) && kc_probe_insert_direct(p)) {
 		p->direct = true;
 		if (kc_probe_wrapper(p))
 			WRITE_ONCE(p->kp.flags,
@@ -410,11 +469,13 @@ static void kc_probe_remove(struct kc_probe *p)
 	p->direct = false;
 	kc_pool_direct_patches++;
 	if (!IS_ERR(kc_probe_wrapper(p))) {
-		kc_text_cmpxchg((unsigned long)p->kp.addr, INT3_INSN_OPCODE,
-				p->kp.opcode);
+		/* its first hit may have done so already */
+		cmpxchg(p->alias, INT3_INSN_OPCODE, p->kp.opcode);
+		kc_probe_unmap(p);
 		WRITE_ONCE(p->kp.flags, p->kp.flags | KPROBE_FLAG_DISABLED);
 		return;
 	}
+	kc_probe_unmap(p);
 	/*
 	 * Another tool's probe joined ours while armed: kprobes decides
 	 * whether the aggregate's int3 stays (theirs is enabled) or goes.
@@ -501,6 +562,9 @@ bool kc_pool_arm(void)
 		goto out;
 	p->armed_at = jiffies;
 	p->armed_ns = ktime_get_mono_fast_ns();
+	WRITE_ONCE(p->arm_gen, p->arm_gen + 1);
+	/* a hit that reads this state reads this arming's count */
+	smp_wmb();
 	/* armed before it is in the text: the first hit may come at once */
 	atomic_set(&p->state, KC_PROBE_ARMED);
 	t0 = ktime_get_ns();
@@ -525,8 +589,9 @@ out:
 }
 
 /*
- * Take @p out of the text. A fired breakpoint's page is written once more
- * a little later (kc_pool_settle_locked()), and until then the breakpoint
+ * Take @p out of the text, if its first hit has not. A fired breakpoint's
+ * page is written once more 0.5 ms after its int3 went out
+ * (kc_pool_settle_locked()), and until then the breakpoint
  * still counts as spent for its waiting thread: under QEMU's
  * multi-threaded TCG a translation of the page that read the int3 before
  * our write but was linked after it is not dropped by the write, and the
@@ -541,10 +606,11 @@ out:
 static void kc_probe_disable(struct kc_probe *p, int state)
 {
 	bool settle = p->direct && kc_probe_state(p) == KC_PROBE_SPENT;
+	u64 out = READ_ONCE(p->out_ns);
 
 	kc_probe_remove(p);
 	if (settle)
-		WRITE_ONCE(p->settle_ns, ktime_get_ns() + KC_SETTLE_NS);
+		WRITE_ONCE(p->settle_ns, (out ?: ktime_get_ns()) + KC_SETTLE_NS);
 	p->idle_since = jiffies;
 	WRITE_ONCE(p->scrub, true);
 	atomic_set(&p->state, state);
@@ -596,7 +662,10 @@ u64 kc_pool_settle_in_ns(void)
  */
 static void kc_probe_spent_time(const struct kc_probe *p, u64 taken)
 {
-	u64 hit = READ_ONCE(p->spent_ns), out = ktime_get_mono_fast_ns();
+	u64 hit = READ_ONCE(p->spent_ns), out = READ_ONCE(p->out_ns);
+
+	if (out < hit)
+		out = ktime_get_mono_fast_ns();
 
 	/* the first hit's store may not be visible yet: not counted */
 	if (hit <= p->armed_ns || hit > taken)
@@ -939,16 +1008,52 @@ void kc_pool_condemn(struct kprobe *kp)
 	WRITE_ONCE(container_of(kp, struct kc_probe, kp)->condemned, true);
 }
 
+/*
+ * int3, on the first hit: the breakpoint takes itself out at once, one
+ * byte through the alias its arming mapped, as DataCollider's do: later
+ * passes run the original instruction instead of trapping until the
+ * armer gets to it (about 3 ms under stress-ng, 4.8 traps a sample in
+ * make hunt). The armer still writes the page a second time. Another
+ * tool's probe that joined ours keeps the int3: kprobes owns it then.
+ * Only arming @gen's: a vCPU the host holds up between the hit and this
+ * may find the probe retired and armed again (seen under TCG: a new
+ * arming's int3 taken out, its probe still armed).
+ */
+static void kc_probe_take_out(struct kc_probe *p, unsigned int gen)
+{
+	u8 *alias;
+
+	atomic_inc(&p->alias_users);
+	/* pairs with kc_probe_unmap() */
+	smp_mb__after_atomic();
+	alias = READ_ONCE(p->alias);
+	/* mapped by the arming it says: no new one while we hold it */
+	smp_rmb();
+	if (alias && READ_ONCE(p->alias_gen) == gen &&
+	    !IS_ERR(kc_probe_wrapper(p)) &&
+	    cmpxchg(alias, INT3_INSN_OPCODE, p->kp.opcode) == INT3_INSN_OPCODE)
+		WRITE_ONCE(p->out_ns, ktime_get_mono_fast_ns());
+	/* the write through the alias is done before it may go */
+	smp_mb__before_atomic();
+	atomic_dec(&p->alias_users);
+}
+
 /* int3: the first hit of an armed probe, or NULL (spent, stale). */
 const struct kc_insn *kc_pool_take(struct kprobe *kp)
 {
 	struct kc_probe *p = container_of(kp, struct kc_probe, kp);
-	int state = atomic_read(&p->state);
+	unsigned int gen = READ_ONCE(p->arm_gen);
+	int state;
+
+	/* pairs with kc_pool_arm(): ARMED seen, its arming's count too */
+	smp_rmb();
+	state = atomic_read(&p->state);
 
 	if (state == KC_PROBE_ARMED &&
 	    atomic_cmpxchg(&p->state, KC_PROBE_ARMED, KC_PROBE_SPENT) ==
 	    KC_PROBE_ARMED) {
 		WRITE_ONCE(p->spent_ns, ktime_get_mono_fast_ns());
+		kc_probe_take_out(p, gen);
 		/*
 		 * The post-handler stays: kprobes may have wrapped the probe
 		 * in an aggregate whose post-handler calls ours after a check
@@ -1011,9 +1116,10 @@ static u64 kc_mean_us(u64 ns, unsigned long n)
 }
 
 /*
- * Under the lock every patch of ours has finished, so the states and the
- * text must agree: ARMED and SPENT in it (enabled, or our own int3
- * written), the rest out. Compared from outside (the kprobes list
+ * Under the lock every patch of the armer's has finished, so the states
+ * and the text must agree: ARMED in it (enabled, or our own int3
+ * written), SPENT in it or (written directly) taken out by its first
+ * hit, the rest out. Compared from outside (the kprobes list
  * against probes_armed) they rarely do on a slow kernel: some patch is
  * always in flight.
  */
@@ -1027,17 +1133,27 @@ static unsigned int kc_pool_mismatched(unsigned int *spent)
 	for (i = 0; i < KC_POOL_SIZE; i++) {
 		struct kc_probe *p = &kc_probes[i];
 		int s = kc_probe_state(p);
-		bool live = s == KC_PROBE_ARMED || s == KC_PROBE_SPENT;
-		bool in_text;
+		bool live, in_text;
 		u8 b;
 
 		if (s == KC_PROBE_FREE || s == KC_PROBE_BUSY)
 			continue;
-		*spent += s == KC_PROBE_SPENT;
 		in_text = !kprobe_disabled(&p->kp);
-		if (p->direct)
+		if (p->direct) {
 			in_text = !copy_from_kernel_nofault(&b, p->kp.addr, 1) &&
 				  b == INT3_INSN_OPCODE;
+			/*
+			 * The byte first: a first hit leaves ARMED before it
+			 * takes its int3 out, and it may do so at any time.
+			 */
+			smp_rmb();
+			s = kc_probe_state(p);
+		}
+		*spent += s == KC_PROBE_SPENT;
+		/* in or out: its first hit may have taken it out */
+		if (s == KC_PROBE_SPENT && p->direct)
+			continue;
+		live = s == KC_PROBE_ARMED || s == KC_PROBE_SPENT;
 		n += live != in_text;
 	}
 	mutex_unlock(&kc_pool_lock);

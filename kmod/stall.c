@@ -131,19 +131,6 @@ static struct kc_mark *kc_mark_claim(unsigned long addr, unsigned long sp,
 	return NULL;
 }
 
-/* A claimed mark, once its thread is about to go back to @ip. */
-static void kc_mark_settle(struct kc_mark *m, unsigned long ip)
-{
-	if (kc_text_restored(ip)) {
-		/* no int3 to come back to: the mark is not needed */
-		atomic_set_release(&m->state, KC_MARK_FREE);
-		return;
-	}
-	m->stamp = jiffies;
-	atomic_inc(&kc_marks_ready);
-	atomic_set_release(&m->state, KC_MARK_READY);
-}
-
 static void kc_note_passed(unsigned long addr, unsigned int loop_waits)
 {
 	struct kc_passed *p = this_cpu_ptr(&kc_passed);
@@ -153,6 +140,26 @@ static void kc_note_passed(unsigned long addr, unsigned int loop_waits)
 	p->ns = ktime_get_mono_fast_ns();
 	p->late_rehits = 0;
 	p->loop_waits = loop_waits;
+}
+
+/* A claimed mark, once its thread is about to go back to @ip. */
+static void kc_mark_settle(struct kc_mark *m, unsigned long ip)
+{
+	if (kc_text_restored(ip)) {
+		/*
+		 * No int3 to come back to (its first hit took it out): the
+		 * mark is not needed, but a stale translation of it under
+		 * TCG is the thread's own loop, as after a resume.
+		 */
+		preempt_disable();
+		kc_note_passed(ip, m->loop_waits);
+		preempt_enable();
+		atomic_set_release(&m->state, KC_MARK_FREE);
+		return;
+	}
+	m->stamp = jiffies;
+	atomic_inc(&kc_marks_ready);
+	atomic_set_release(&m->state, KC_MARK_READY);
 }
 
 /* The stalled thread's own int3 on the way back: let it execute. */
