@@ -467,10 +467,16 @@ static void kc_probe_remove(struct kc_probe *p)
 		return;
 	}
 	p->direct = false;
-	kc_pool_direct_patches++;
 	if (!IS_ERR(kc_probe_wrapper(p))) {
-		/* its first hit may have done so already */
-		cmpxchg(p->alias, INT3_INSN_OPCODE, p->kp.opcode);
+		/*
+		 * Its first hit put the byte back (out_ns is set only then):
+		 * under TCG a write drops every translation of the page, so
+		 * none that is not needed.
+		 */
+		if (!READ_ONCE(p->out_ns)) {
+			cmpxchg(p->alias, INT3_INSN_OPCODE, p->kp.opcode);
+			kc_pool_direct_patches++;
+		}
 		kc_probe_unmap(p);
 		WRITE_ONCE(p->kp.flags, p->kp.flags | KPROBE_FLAG_DISABLED);
 		return;

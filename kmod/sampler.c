@@ -25,6 +25,7 @@
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/sched.h>
+#include <linux/wait.h>
 
 #include "kcollider.h"
 
@@ -40,8 +41,19 @@
  */
 #define KC_RESERVE_MIN		16
 #define KC_REGISTER_RATE	10
-/* The armer's longest sleep: the stale check and the reaping need it. */
-#define KC_ARMER_IDLE_MS	20
+/*
+ * The armer's longest sleep, which the stale check (KC_STALE_MS) and the
+ * stall governor's period allow. Each wake-up scans the pool: under TCG
+ * 20 ms cost the two threads 35-50 ms of CPU per second each at 10/s.
+ */
+#define KC_ARMER_IDLE_MS	100
+/*
+ * The keeper runs at most every KC_KEEPER_MIN_MS, so that a patch is
+ * scrubbed within that however fast the armer goes, and at least every
+ * KC_KEEPER_IDLE_MS for the reserve and the reaping.
+ */
+#define KC_KEEPER_MIN_MS	20
+#define KC_KEEPER_IDLE_MS	100
 /* The most arming one round does before the armer sleeps as long. */
 #define KC_ARM_SLICE_NS		(2 * NSEC_PER_MSEC)
 
@@ -69,6 +81,10 @@ static u64 kc_arm_ns;		/* time spent arming */
 static u64 kc_retire_ns;	/* time spent taking spent probes out */
 static u64 kc_busy_ns;		/* rounds that forced a pause */
 static u64 kc_arm_after_ns;	/* the pause: no arming before this */
+
+/* The armer took breakpoints out since the keeper's last round. */
+static bool kc_keeper_due;
+static DECLARE_WAIT_QUEUE_HEAD(kc_keeper_wait);
 
 /*
  * Why the armer stopped short of the budget last time; credit that
@@ -257,11 +273,20 @@ static bool kc_stall_over_budget(void)
 	return kc_stall_permille > 250 * num_online_cpus();
 }
 
+static void kc_keeper_kick(void)
+{
+	if (READ_ONCE(kc_keeper_due))
+		return;
+	WRITE_ONCE(kc_keeper_due, true);
+	wake_up(&kc_keeper_wait);
+}
+
 static u64 kc_armer_round(void)
 {
 	u64 start = ktime_get_ns();
 	unsigned int max = READ_ONCE(kc_settings.max_probes);
 	unsigned int target = max + KC_RESERVE_EXTRA;
+	unsigned long retired = kc_retired;
 	unsigned int expired;
 
 	kc_retire_spent();
@@ -286,6 +311,13 @@ static u64 kc_armer_round(void)
 		kc_arm_budget(max);
 	else
 		kc_limit = KC_LIMIT_PATCHING;
+	/*
+	 * Removals only: an arming is scrubbed on the keeper's next round,
+	 * with its removal when its hit comes first; a round for each would
+	 * write the page once more per sample.
+	 */
+	if (expired || kc_retired != retired)
+		kc_keeper_kick();
 	kc_watch_repair_local();
 	return ktime_get_ns() - start;
 }
@@ -337,7 +369,9 @@ static void kc_armer_sleep(u64 worked)
 	 * the earlier ones (the hit's cmpxchg is ordered before its wake).
 	 */
 	if (!kthread_should_stop() && !kc_pool_spent_any())
-		schedule_hrtimeout_range(&t, wait / 4, HRTIMER_MODE_REL);
+		schedule_hrtimeout_range(&t, min_t(u64, wait / 4,
+						   2 * NSEC_PER_MSEC),
+					 HRTIMER_MODE_REL);
 	__set_current_state(TASK_RUNNING);
 }
 
@@ -370,6 +404,17 @@ static void kc_refuse_condemned(void)
 		kc_sites_refuse(condemned[i]);
 }
 
+static void kc_keeper_sleep(void)
+{
+	schedule_timeout_interruptible(msecs_to_jiffies(KC_KEEPER_MIN_MS));
+	wait_event_interruptible_timeout(kc_keeper_wait,
+					 READ_ONCE(kc_keeper_due) ||
+					 kthread_should_stop(),
+					 msecs_to_jiffies(KC_KEEPER_IDLE_MS -
+							  KC_KEEPER_MIN_MS));
+	WRITE_ONCE(kc_keeper_due, false);
+}
+
 /*
  * The keeper keeps the reserve filled and moving, and unregisters what
  * the armer disabled: the slow kprobes calls, away from the armer so that
@@ -399,7 +444,7 @@ static int kc_keeper_fn(void *unused)
 		 * already) must not keep us spinning.
 		 */
 		if (!added || kc_pool_reserve() >= KC_RESERVE_MIN)
-			schedule_timeout_interruptible(msecs_to_jiffies(20));
+			kc_keeper_sleep();
 	}
 	return 0;
 }

@@ -119,20 +119,37 @@ lost_why() {
 			END { if (best > 0) printf "%s:%.1f/s", why, best / t;
 			      else print "-" }'
 }
-printf "%-6s %8s %9s %9s %7s %11s %8s %8s %9s %7s %5s  %s\n" rate fired/s \
-	samples/s window_ms budget traps/sample off_ms on_ms slowdown goal met \
-	short_by
+# The machinery: CPU time of the detector's threads (they run only while
+# enabled) per second on, and the armer's and keeper's writes to kernel text
+# per sample (under TCG each write drops the page's translations).
+threads_ns() {
+	local n=0 p
+	for p in $(pgrep '^kcollider_'); do
+		n=$((n + $(awk '{ print $1 }' /proc/$p/schedstat)))
+	done
+	echo $n
+}
+writes() {
+	echo $(( $(stat patches_direct) + $(stat patches_kprobes) +
+		 $(stat probes_scrubbed) ))
+}
+printf "%-6s %8s %9s %9s %7s %11s %8s %8s %9s %7s %5s %8s %13s  %s\n" \
+	rate fired/s samples/s window_ms budget traps/sample off_ms on_ms \
+	slowdown goal met cpu_ms/s writes/sample short_by
 for rate in $rates; do
 	echo $rate > $sys/sample_rate
-	offs="" ons="" ratios="" ton=0
+	offs="" ons="" ratios="" ton=0 cpu=0
 	f0=$(stat fired); s0=$(stat samples); h0=$(stat hits); w0=$(stat stall_us)
+	x0=$(writes)
 	l0=$(lost)
 	# on and off alternated: the host's load drifts, the ratio must not
 	for i in $(seq $rounds); do
 		set -- $(block $block_s)
 		off=$1
 		echo 1 > $sys/enabled
+		c0=$(threads_ns)
 		set -- $(block $block_s)
+		cpu=$((cpu + $(threads_ns) - c0))
 		echo 0 > $sys/enabled
 		offs="$offs $off" ons="$ons $1"
 		ratios="$ratios $(echo "$1 / $off" | bc -l)"
@@ -149,12 +166,14 @@ for rate in $rates; do
 	goal=$(echo "1 + 1.5 * $budget + 0.02" | bc -l)
 	met=no
 	[ "$(echo "$slowdown <= $goal" | bc -l)" = 1 ] && met=yes
-	printf "%-6s %8.1f %9.1f %9.3f %7.3f %11.1f %8.1f %8.1f %8.3fx %6.3fx %5s  %s\n" \
+	printf "%-6s %8.1f %9.1f %9.3f %7.3f %11.1f %8.1f %8.1f %8.3fx %6.3fx %5s %8.1f %13.2f  %s\n" \
 		$rate "$(echo "$fired / $ton" | bc -l)" \
 		"$(echo "$samples / $ton" | bc -l)" "$win" "$budget" \
 		"$(echo "$hits / ($fired + 0.000001)" | bc -l)" \
 		"$(echo $offs | median)" "$(echo $ons | median)" "$slowdown" \
-		"$goal" $met "$(lost_why "$l0" "$(lost)" "$ton")"
+		"$goal" $met "$(echo "$cpu / 1000000 / $ton" | bc -l)" \
+		"$(echo "($(writes) - $x0) / ($fired + 0.000001)" | bc -l)" \
+		"$(lost_why "$l0" "$(lost)" "$ton")"
 done
 met=no
 [ "$(echo "$default_slowdown <= 1.05" | bc -l)" = 1 ] && met=yes
