@@ -84,8 +84,9 @@ struct kc_probe {
 	bool direct_ok;			/* may be patched without kprobes */
 	bool direct;			/* our int3 is in, kprobes' flag is not */
 	unsigned int arm_gen;		/* counts its armings */
-	u8 *alias;			/* the site's byte, writable: while direct */
-	unsigned int alias_gen;		/* the arming that mapped it */
+	u8 *alias;			/* the site's byte, writable: registered */
+	bool alias_open;		/* a first hit may write through it */
+	unsigned int alias_gen;		/* the arming that opened it */
 	atomic_t alias_users;		/* first hits writing through it */
 	u64 out_ns;			/* its first hit took the int3 out */
 	u8 guard_len;
@@ -133,6 +134,19 @@ struct kc_slot_pages {
 static struct kc_slot_pages kc_slot_sets[2];
 static struct kc_slot_pages *kc_slot_set = &kc_slot_sets[0];
 
+/*
+ * One past the highest entry ever used: the pool hands out the lowest free
+ * entry, so every entry beyond is FREE and scans stop there. Under TCG a
+ * scan of the whole pool took ~0.3 ms, and the armer and keeper make
+ * several each round. Only grows, under the pool lock.
+ */
+static unsigned int kc_pool_used;
+
+static unsigned int kc_pool_end(void)
+{
+	return READ_ONCE(kc_pool_used);
+}
+
 static int kc_probe_state(const struct kc_probe *p)
 {
 	return atomic_read(&p->state);
@@ -149,17 +163,18 @@ static unsigned int kc_pool_count(int state)
 	unsigned int n = 0;
 	int i;
 
-	for (i = 0; i < KC_POOL_SIZE; i++)
+	for (i = 0; i < kc_pool_end(); i++)
 		n += kc_probe_state(&kc_probes[i]) == state;
 	return n;
 }
 
+/* Under the pool lock. */
 static struct kc_probe *kc_pool_find_free(unsigned long addr)
 {
 	struct kc_probe *free = NULL;
 	int i;
 
-	for (i = 0; i < KC_POOL_SIZE; i++) {
+	for (i = 0; i < kc_pool_end(); i++) {
 		struct kc_probe *p = &kc_probes[i];
 
 		if (kc_probe_state(p) == KC_PROBE_FREE) {
@@ -169,7 +184,13 @@ static struct kc_probe *kc_pool_find_free(unsigned long addr)
 			return ERR_PTR(-EBUSY);
 		}
 	}
-	return free ?: ERR_PTR(-ENOSPC);
+	if (free)
+		return free;
+	if (kc_pool_used >= KC_POOL_SIZE)
+		return ERR_PTR(-ENOSPC);
+	/* the lock-free scans see it from here on, while it is still FREE */
+	WRITE_ONCE(kc_pool_used, kc_pool_used + 1);
+	return &kc_probes[kc_pool_used - 1];
 }
 
 static bool kc_slot_pages_add(struct kc_slot_pages *set, unsigned long insn)
@@ -195,7 +216,7 @@ static void kc_slot_pages_rebuild(void)
 	int i;
 
 	WRITE_ONCE(next->nr, 0);
-	for (i = 0; i < KC_POOL_SIZE; i++) {
+	for (i = 0; i < kc_pool_end(); i++) {
 		insn = (unsigned long)kc_probes[i].kp.ainsn.insn;
 		if (kc_probe_state(&kc_probes[i]) == KC_PROBE_FREE || !insn)
 			continue;
@@ -294,13 +315,17 @@ static bool kc_text_cmpxchg(unsigned long addr, u8 old, u8 new)
  * of the page is a write QEMU notices: it drops every translation of the
  * page. On hardware nothing changes.
  */
-static void kc_text_scrub(unsigned long addr)
+static void kc_probe_scrub(struct kc_probe *p)
 {
+	unsigned long addr = (unsigned long)p->kp.addr;
 	u8 v;
 
 	if (copy_from_kernel_nofault(&v, (void *)addr, 1))
 		return;
-	kc_text_cmpxchg(addr, v, v);
+	if (p->alias)
+		cmpxchg(p->alias, v, v);
+	else
+		kc_text_cmpxchg(addr, v, v);
 	kc_pool_scrubs++;
 }
 
@@ -401,42 +426,55 @@ static bool kc_probe_direct_safe(struct kc_probe *p)
 }
 
 /*
- * Let go of @p's alias once no first hit writes through it: a hit either
- * finds it gone or is seen here (both sides order their two accesses).
- * A hit holds it for a few instructions with interrupts off.
+ * The first hits of an arming may take its int3 out through @p's alias
+ * (kc_probe_take_out()) until it is closed: a hit either finds it closed
+ * or is seen here (both sides order their two accesses). A hit holds it
+ * for a few instructions with interrupts off.
  */
-static void kc_probe_unmap(struct kc_probe *p)
+static void kc_probe_close_alias(struct kc_probe *p)
 {
-	u8 *alias = p->alias;
-
-	if (!alias)
+	if (!p->alias_open)
 		return;
-	WRITE_ONCE(p->alias, NULL);
-	/* pairs with kc_probe_take_out(): NULL seen there, or its count here */
+	WRITE_ONCE(p->alias_open, false);
+	/* pairs with kc_probe_take_out(): closed seen there, or its count here */
 	smp_mb();
 	while (atomic_read(&p->alias_users))
 		cpu_relax();
-	kc_text_unmap(alias);
 }
 
 /*
- * The alias stays mapped while the int3 is in, for its first hit to take
- * it out (kc_probe_take_out()); mapping it in int3 context is not allowed.
+ * The alias is mapped for as long as the probe is registered: mapping a
+ * page costs a vmap and a vunmap, and each breakpoint wrote its page three
+ * to four times (arming, first hit, second write, the keeper's scrub), a
+ * mapping each but the first hit's. Mapping in int3 context is not allowed.
  */
+static void kc_probe_map_alias(struct kc_probe *p)
+{
+	p->alias_open = false;
+	p->alias = kc_text_map((unsigned long)p->kp.addr);
+}
+
+/* Once unregistered, or its module's text about to go. */
+static void kc_probe_unmap_alias(struct kc_probe *p)
+{
+	kc_probe_close_alias(p);
+	if (p->alias)
+		kc_text_unmap(p->alias);
+	p->alias = NULL;
+}
+
 static bool kc_probe_insert_direct(struct kc_probe *p)
 {
-	u8 *alias = kc_text_map((unsigned long)p->kp.addr);
-
-	if (!alias)
+	if (!p->alias)
 		return false;
 	WRITE_ONCE(p->out_ns, 0);
 	WRITE_ONCE(p->alias_gen, p->arm_gen);
-	/* the arming it belongs to, before the alias is seen */
+	/* the arming it belongs to, before the alias opens */
 	smp_wmb();
-	WRITE_ONCE(p->alias, alias);
-	if (cmpxchg(alias, p->kp.opcode, INT3_INSN_OPCODE) == p->kp.opcode)
+	WRITE_ONCE(p->alias_open, true);
+	if (cmpxchg(p->alias, p->kp.opcode, INT3_INSN_OPCODE) == p->kp.opcode)
 		return true;
-	kc_probe_unmap(p);
+	kc_probe_close_alias(p);
 	return false;
 }
 
@@ -477,11 +515,11 @@ static void kc_probe_remove(struct kc_probe *p)
 			cmpxchg(p->alias, INT3_INSN_OPCODE, p->kp.opcode);
 			kc_pool_direct_patches++;
 		}
-		kc_probe_unmap(p);
+		kc_probe_close_alias(p);
 		WRITE_ONCE(p->kp.flags, p->kp.flags | KPROBE_FLAG_DISABLED);
 		return;
 	}
-	kc_probe_unmap(p);
+	kc_probe_close_alias(p);
 	/*
 	 * Another tool's probe joined ours while armed: kprobes decides
 	 * whether the aggregate's int3 stays (theirs is enabled) or goes.
@@ -537,6 +575,7 @@ int kc_pool_add(unsigned long addr)
 		kc_pool_regs++;
 		kc_slot_pages_note(p);
 		kc_probe_note_guard(p, code[0]);
+		kc_probe_map_alias(p);
 	}
 	atomic_set(&p->state, ret ? KC_PROBE_FREE : KC_PROBE_RESERVE);
 out:
@@ -556,7 +595,7 @@ bool kc_pool_arm(void)
 	if (!n)
 		goto out;
 	pick = get_random_u32_below(n);
-	for (i = 0; i < KC_POOL_SIZE; i++) {
+	for (i = 0; i < kc_pool_end(); i++) {
 		if (kc_probe_state(&kc_probes[i]) != KC_PROBE_RESERVE)
 			continue;
 		if (!pick--) {
@@ -633,14 +672,14 @@ static void kc_pool_settle_locked(void)
 	u64 now = ktime_get_ns();
 	int i;
 
-	for (i = 0; i < KC_POOL_SIZE; i++) {
+	for (i = 0; i < kc_pool_end(); i++) {
 		struct kc_probe *p = &kc_probes[i];
 		int s = kc_probe_state(p);
 
 		if (!p->settle_ns || now < p->settle_ns)
 			continue;
 		if (s != KC_PROBE_FREE && s != KC_PROBE_BUSY) {
-			kc_text_scrub((unsigned long)p->kp.addr);
+			kc_probe_scrub(p);
 			kc_pool_settles++;
 		}
 		WRITE_ONCE(p->settle_ns, 0);
@@ -653,7 +692,7 @@ u64 kc_pool_settle_in_ns(void)
 	u64 now = ktime_get_ns(), next = U64_MAX;
 	int i;
 
-	for (i = 0; i < KC_POOL_SIZE; i++) {
+	for (i = 0; i < kc_pool_end(); i++) {
 		u64 due = READ_ONCE(kc_probes[i].settle_ns);
 
 		if (due)
@@ -690,7 +729,7 @@ unsigned int kc_pool_retire(void)
 
 	mutex_lock(&kc_pool_lock);
 	kc_pool_settle_locked();
-	for (i = 0; i < KC_POOL_SIZE; i++) {
+	for (i = 0; i < kc_pool_end(); i++) {
 		if (kc_probe_state(&kc_probes[i]) == KC_PROBE_SPENT) {
 			taken = ktime_get_mono_fast_ns();
 			/* the keeper unregisters it and refuses its site */
@@ -717,7 +756,7 @@ unsigned int kc_pool_expire(unsigned long age, unsigned long life,
 	int i;
 
 	mutex_lock(&kc_pool_lock);
-	for (i = 0; i < KC_POOL_SIZE; i++) {
+	for (i = 0; i < kc_pool_end(); i++) {
 		struct kc_probe *p = &kc_probes[i];
 		int s = kc_probe_state(p);
 
@@ -746,7 +785,7 @@ void kc_pool_disarm_all(void)
 	int i;
 
 	mutex_lock(&kc_pool_lock);
-	for (i = 0; i < KC_POOL_SIZE; i++) {
+	for (i = 0; i < kc_pool_end(); i++) {
 		struct kc_probe *p = &kc_probes[i];
 		int s = kc_probe_state(p);
 
@@ -799,7 +838,7 @@ void kc_pool_scrub_disabled(void)
 {
 	int i;
 
-	for (i = 0; i < KC_POOL_SIZE; i++) {
+	for (i = 0; i < kc_pool_end(); i++) {
 		struct kc_probe *p = &kc_probes[i];
 		int s;
 
@@ -810,7 +849,7 @@ void kc_pool_scrub_disabled(void)
 		s = kc_probe_state(p);
 		if (p->scrub && s != KC_PROBE_FREE && s != KC_PROBE_BUSY) {
 			p->scrub = false;
-			kc_text_scrub((unsigned long)p->kp.addr);
+			kc_probe_scrub(p);
 		}
 		mutex_unlock(&kc_pool_lock);
 	}
@@ -832,10 +871,12 @@ static void kc_pool_unregister(struct kprobe **batch, unsigned int n,
 	}
 	unregister_kprobes(batch, n);
 	for (i = 0; i < n; i++) {
+		struct kc_probe *p = container_of(batch[i], struct kc_probe, kp);
+
 		if (scrub)
-			kc_text_scrub((unsigned long)batch[i]->addr);
-		atomic_set(&container_of(batch[i], struct kc_probe, kp)->state,
-			   KC_PROBE_FREE);
+			kc_probe_scrub(p);
+		kc_probe_unmap_alias(p);
+		atomic_set(&p->state, KC_PROBE_FREE);
 	}
 }
 
@@ -852,7 +893,7 @@ static unsigned int kc_pool_reap_locked(int from, unsigned long quiet,
 	batch = kmalloc_array(KC_POOL_SIZE, sizeof(*batch), GFP_KERNEL);
 	if (!batch)
 		return 0;
-	for (i = 0; i < KC_POOL_SIZE; i++) {
+	for (i = 0; i < kc_pool_end(); i++) {
 		struct kc_probe *p = &kc_probes[i];
 
 		if (kc_probe_state(p) != from)
@@ -885,7 +926,7 @@ unsigned int kc_pool_reap(unsigned long *condemned, unsigned int max,
 	if (!batch)
 		return 0;
 	mutex_lock(&kc_pool_lock);
-	for (i = 0; i < KC_POOL_SIZE; i++) {
+	for (i = 0; i < kc_pool_end(); i++) {
 		struct kc_probe *p = &kc_probes[i];
 
 		if (kc_probe_state(p) != KC_PROBE_IDLE)
@@ -928,7 +969,7 @@ bool kc_pool_spent_at(unsigned long addr)
 {
 	int i;
 
-	for (i = 0; i < KC_POOL_SIZE; i++) {
+	for (i = 0; i < kc_pool_end(); i++) {
 		struct kc_probe *p = &kc_probes[i];
 
 		if ((kc_probe_state(p) == KC_PROBE_SPENT ||
@@ -946,7 +987,12 @@ unsigned int kc_pool_reserve(void)
 
 unsigned int kc_pool_registered(void)
 {
-	return KC_POOL_SIZE - kc_pool_count(KC_PROBE_FREE);
+	unsigned int n = 0;
+	int i;
+
+	for (i = 0; i < kc_pool_end(); i++)
+		n += kc_probe_state(&kc_probes[i]) != KC_PROBE_FREE;
+	return n;
 }
 
 /*
@@ -960,7 +1006,7 @@ void kc_pool_drain(void)
 
 	kc_pool_disarm_all();
 	mutex_lock(&kc_pool_lock);
-	for (i = 0; i < KC_POOL_SIZE; i++)
+	for (i = 0; i < kc_pool_end(); i++)
 		if (kc_probe_state(&kc_probes[i]) == KC_PROBE_RESERVE)
 			atomic_set(&kc_probes[i].state, KC_PROBE_IDLE);
 	mutex_unlock(&kc_pool_lock);
@@ -985,7 +1031,7 @@ void kc_pool_drop_range(unsigned long start, unsigned long end)
 	while (kc_pool_count(KC_PROBE_BUSY))
 		usleep_range(1000, 2000);
 	mutex_lock(&kc_pool_lock);
-	for (i = 0; i < KC_POOL_SIZE; i++) {
+	for (i = 0; i < kc_pool_end(); i++) {
 		struct kc_probe *p = &kc_probes[i];
 		unsigned long a = (unsigned long)p->kp.addr;
 
@@ -998,6 +1044,7 @@ void kc_pool_drop_range(unsigned long start, unsigned long end)
 			batch[n++] = &p->kp;
 		} else {
 			unregister_kprobe(&p->kp);
+			kc_probe_unmap_alias(p);
 			atomic_set(&p->state, KC_PROBE_FREE);
 		}
 		kc_pool_dropped++;
@@ -1016,7 +1063,7 @@ void kc_pool_condemn(struct kprobe *kp)
 
 /*
  * int3, on the first hit: the breakpoint takes itself out at once, one
- * byte through the alias its arming mapped, as DataCollider's do: later
+ * byte through the alias its arming opened, as DataCollider's do: later
  * passes run the original instruction instead of trapping until the
  * armer gets to it (about 3 ms under stress-ng, 4.8 traps a sample in
  * make hunt). The armer still writes the page a second time. Another
@@ -1027,17 +1074,18 @@ void kc_pool_condemn(struct kprobe *kp)
  */
 static void kc_probe_take_out(struct kc_probe *p, unsigned int gen)
 {
-	u8 *alias;
+	bool open;
 
 	atomic_inc(&p->alias_users);
-	/* pairs with kc_probe_unmap() */
+	/* pairs with kc_probe_close_alias() */
 	smp_mb__after_atomic();
-	alias = READ_ONCE(p->alias);
-	/* mapped by the arming it says: no new one while we hold it */
+	open = READ_ONCE(p->alias_open);
+	/* opened by the arming it says: no new one while we hold it */
 	smp_rmb();
-	if (alias && READ_ONCE(p->alias_gen) == gen &&
+	if (open && READ_ONCE(p->alias_gen) == gen &&
 	    !IS_ERR(kc_probe_wrapper(p)) &&
-	    cmpxchg(alias, INT3_INSN_OPCODE, p->kp.opcode) == INT3_INSN_OPCODE)
+	    cmpxchg(p->alias, INT3_INSN_OPCODE, p->kp.opcode) ==
+	    INT3_INSN_OPCODE)
 		WRITE_ONCE(p->out_ns, ktime_get_mono_fast_ns());
 	/* the write through the alias is done before it may go */
 	smp_mb__before_atomic();
@@ -1086,7 +1134,7 @@ bool kc_pool_map_slot_ip(unsigned long ip, unsigned long *orig)
 
 	if (!kc_slot_pages_hold(ip))
 		return false;
-	for (i = 0; i < KC_POOL_SIZE; i++) {
+	for (i = 0; i < kc_pool_end(); i++) {
 		struct kc_probe *p = &kc_probes[i];
 		unsigned long slot = (unsigned long)READ_ONCE(p->kp.ainsn.insn);
 
@@ -1105,7 +1153,7 @@ void kc_pool_patch_original(unsigned long start, u8 *code, size_t len)
 {
 	int i;
 
-	for (i = 0; i < KC_POOL_SIZE; i++) {
+	for (i = 0; i < kc_pool_end(); i++) {
 		struct kc_probe *p = &kc_probes[i];
 		unsigned long a = (unsigned long)READ_ONCE(p->kp.addr);
 
@@ -1136,7 +1184,7 @@ static unsigned int kc_pool_mismatched(unsigned int *spent)
 
 	*spent = 0;
 	mutex_lock(&kc_pool_lock);
-	for (i = 0; i < KC_POOL_SIZE; i++) {
+	for (i = 0; i < kc_pool_end(); i++) {
 		struct kc_probe *p = &kc_probes[i];
 		int s = kc_probe_state(p);
 		bool live, in_text;
@@ -1186,7 +1234,7 @@ ssize_t kc_pool_stats(char *buf, size_t size)
 			 "probes_registered %u\nprobes_repoked %lu\n"
 			 "probes_dropped %lu\nprobes_scrubbed %lu\n"
 			 "patches_direct %lu\npatches_kprobes %lu\n"
-			 "register_us_mean %llu\n"
+			 "registrations %lu\nregister_us_mean %llu\n"
 			 "enable_us_mean %llu\n"
 			 "spent_wait_us_mean %llu\nspent_life_us_mean %llu\n"
 			 "hits_stale %lu\nretire_settles %lu\n",
@@ -1195,6 +1243,7 @@ ssize_t kc_pool_stats(char *buf, size_t size)
 			 READ_ONCE(kc_pool_dropped), READ_ONCE(kc_pool_scrubs),
 			 READ_ONCE(kc_pool_direct_patches),
 			 READ_ONCE(kc_pool_kprobes_patches),
+			 READ_ONCE(kc_pool_regs),
 			 kc_mean_us(kc_pool_reg_ns, kc_pool_regs),
 			 kc_mean_us(kc_pool_enable_ns, kc_pool_enables),
 			 kc_mean_us(kc_pool_spent_wait_ns, kc_pool_spent_n),
@@ -1213,7 +1262,7 @@ void kc_pool_flush(void)
 	int i;
 
 	mutex_lock(&kc_pool_lock);
-	for (i = 0; i < KC_POOL_SIZE; i++)
+	for (i = 0; i < kc_pool_end(); i++)
 		if (kc_probe_state(&kc_probes[i]) == KC_PROBE_RESERVE)
 			atomic_set(&kc_probes[i].state, KC_PROBE_IDLE);
 	mutex_unlock(&kc_pool_lock);
