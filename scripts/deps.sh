@@ -32,8 +32,8 @@ pkgs=(
 	libcapstone-dev libelf-dev libdw-dev pkg-config
 	# BTF field names in the CLI; the BTF test's fixture (pahole) and oracle
 	libbpf-dev dwarves bpftool
-	# the benchmark scripts
-	bc
+	# the benchmark scripts: arithmetic, pgrep
+	bc procps
 	# make hunt: its workload, and ext4 on a loop device
 	stress-ng e2fsprogs
 	# rendering the man pages (host test)
