@@ -657,13 +657,7 @@ static void kc_probe_disable(struct kc_probe *p, int state)
 	if (settle)
 		WRITE_ONCE(p->settle_ns, (out ?: ktime_get_ns()) + KC_SETTLE_NS);
 	p->idle_since = jiffies;
-	/*
-	 * A fired breakpoint's page gets its second write; the keeper's
-	 * scrub, a third, only once a stale hit shows a translation that
-	 * outlived both (kc_pool_take()): under TCG every write to the page
-	 * makes each vCPU translate its code again.
-	 */
-	WRITE_ONCE(p->scrub, !settle);
+	WRITE_ONCE(p->scrub, true);
 	atomic_set(&p->state, state);
 }
 
@@ -854,7 +848,7 @@ void kc_pool_scrub_disabled(void)
 		mutex_lock(&kc_pool_lock);
 		s = kc_probe_state(p);
 		if (p->scrub && s != KC_PROBE_FREE && s != KC_PROBE_BUSY) {
-			WRITE_ONCE(p->scrub, false);
+			p->scrub = false;
 			kc_probe_scrub(p);
 		}
 		mutex_unlock(&kc_pool_lock);
@@ -1125,8 +1119,6 @@ const struct kc_insn *kc_pool_take(struct kprobe *kp)
 	if (state == KC_PROBE_IDLE || state == KC_PROBE_RESERVE) {
 		WRITE_ONCE(p->stale_at, jiffies);
 		this_cpu_inc(kc_pool_stale_hits);
-		/* a translation still holds the int3: the keeper writes again */
-		WRITE_ONCE(p->scrub, true);
 	}
 	return NULL;
 }
