@@ -136,9 +136,9 @@ static struct kc_slot_pages *kc_slot_set = &kc_slot_sets[0];
 
 /*
  * One past the highest entry ever used: the pool hands out the lowest free
- * entry, so every entry beyond is FREE and scans stop there. Under TCG a
- * scan of the whole pool took ~0.3 ms, and the armer and keeper make
- * several each round. Only grows, under the pool lock.
+ * entry, so every entry beyond is FREE and scans stop there (the armer and
+ * keeper scan several times a round; max_probes + 64 entries and the idle
+ * ones are in use, of KC_POOL_SIZE). Only grows, under the pool lock.
  */
 static unsigned int kc_pool_used;
 
