@@ -288,7 +288,9 @@ bool kc_pool_arm(void);
 unsigned int kc_pool_retire(void);
 u64 kc_pool_settle_in_ns(void);
 unsigned int kc_pool_expire(unsigned long age, unsigned long life,
-			    unsigned int max);
+			    bool age_one, bool keep_cold);
+void kc_pool_age_cold(unsigned long life);
+unsigned int kc_pool_cold_permille(void);
 unsigned int kc_pool_reap(unsigned long *condemned, unsigned int max,
 			  unsigned int *nr_condemned);
 void kc_pool_condemn(struct kprobe *kp);
@@ -298,6 +300,7 @@ void kc_pool_drain(void);
 void kc_pool_drop_range(unsigned long start, unsigned long end);
 unsigned int kc_pool_armed(void);
 unsigned int kc_pool_reserve(void);
+unsigned int kc_pool_live(void);
 bool kc_pool_spent_any(void);
 bool kc_pool_spent_at(unsigned long addr);
 void kc_pool_flush(void);

@@ -81,6 +81,8 @@ struct kc_probe {
 	unsigned long repoked;
 	bool scrub;			/* patched since the keeper's scrub */
 	bool condemned;			/* its site is never to be armed again */
+	bool cold;			/* armed and not run since its last hit */
+	bool fresh;			/* not armed since registered */
 	bool direct_ok;			/* may be patched without kprobes */
 	bool direct;			/* our int3 is in, kprobes' flag is not */
 	unsigned int arm_gen;		/* counts its armings */
@@ -110,6 +112,13 @@ static unsigned long kc_pool_spent_n;
 static u64 kc_pool_spent_wait_ns;
 static u64 kc_pool_spent_life_ns;
 static unsigned long kc_pool_settles;
+/*
+ * Of the sites whose first arming ended lately, the share whose code did
+ * not run (expired), per mille, an average over about the last 32: how
+ * cold the targets are. Half until seen.
+ */
+#define KC_COLD_UNKNOWN		500
+static unsigned int kc_pool_cold_share = KC_COLD_UNKNOWN;
 /* hits on a probe already out of the text: a CPU that ran a stale int3 */
 static DEFINE_PER_CPU(unsigned long, kc_pool_stale_hits);
 
@@ -564,6 +573,8 @@ int kc_pool_add(unsigned long addr)
 	p->stale_at = 0;
 	p->settle_ns = 0;
 	p->condemned = false;
+	p->cold = false;
+	p->fresh = true;
 	/* registering takes ms: the armer retires and arms meanwhile */
 	atomic_set(&p->state, KC_PROBE_BUSY);
 	mutex_unlock(&kc_pool_lock);
@@ -720,6 +731,24 @@ static void kc_probe_spent_time(const struct kc_probe *p, u64 taken)
 	kc_pool_spent_n++;
 }
 
+/* Under the pool lock: @p's arming ended, with a hit or @cold. */
+static void kc_probe_outcome(struct kc_probe *p, bool cold)
+{
+	p->cold = cold;
+	if (!p->fresh)
+		return;
+	p->fresh = false;
+	if (cold)
+		kc_pool_cold_share += (1000 - kc_pool_cold_share) / 32;
+	else
+		kc_pool_cold_share -= kc_pool_cold_share / 32;
+}
+
+unsigned int kc_pool_cold_permille(void)
+{
+	return READ_ONCE(kc_pool_cold_share);
+}
+
 /* Disable the breakpoints whose first hit was taken: back to the reserve. */
 unsigned int kc_pool_retire(void)
 {
@@ -737,6 +766,7 @@ unsigned int kc_pool_retire(void)
 					 READ_ONCE(kc_probes[i].condemned) ?
 					 KC_PROBE_IDLE : KC_PROBE_RESERVE);
 			kc_probe_spent_time(&kc_probes[i], taken);
+			kc_probe_outcome(&kc_probes[i], false);
 			n++;
 		}
 	}
@@ -745,39 +775,67 @@ unsigned int kc_pool_retire(void)
 }
 
 /*
+ * Let a reserve probe older than @life go, so the reserve moves over the
+ * whole table; with @cold only one whose last arming found its code not
+ * running. Whether one went.
+ */
+static bool kc_pool_age_one_locked(unsigned long life, bool cold)
+{
+	int i;
+
+	for (i = 0; i < kc_pool_end(); i++) {
+		struct kc_probe *p = &kc_probes[i];
+
+		if (kc_probe_state(p) != KC_PROBE_RESERVE ||
+		    (cold && !p->cold) || !time_after(jiffies, p->born + life))
+			continue;
+		atomic_set(&p->state, KC_PROBE_IDLE);
+		return true;
+	}
+	return false;
+}
+
+/*
  * Disable armed breakpoints older than @age (their code does not run),
- * and let up to @max reserve probes older than @life go, so the reserve
- * moves over the whole table.
+ * and with @age_one let a reserve probe older than @life go, so the
+ * reserve moves over the whole table. With @keep_cold an expired probe
+ * goes back to the reserve instead of being unregistered; such probes are
+ * the first to go.
  */
 unsigned int kc_pool_expire(unsigned long age, unsigned long life,
-			    unsigned int max)
+			    bool age_one, bool keep_cold)
 {
-	unsigned int n = 0, aged = 0;
+	unsigned int n = 0;
 	int i;
 
 	mutex_lock(&kc_pool_lock);
+	if (age_one && !kc_pool_age_one_locked(life, true))
+		kc_pool_age_one_locked(life, false);
 	for (i = 0; i < kc_pool_end(); i++) {
 		struct kc_probe *p = &kc_probes[i];
-		int s = kc_probe_state(p);
 
-		if (s == KC_PROBE_RESERVE && aged < max &&
-		    time_after(jiffies, p->born + life)) {
-			atomic_set(&p->state, KC_PROBE_IDLE);
-			aged++;
-			continue;
-		}
-		if (s != KC_PROBE_ARMED ||
+		if (kc_probe_state(p) != KC_PROBE_ARMED ||
 		    time_before(jiffies, p->armed_at + age))
 			continue;
 		/* a hit racing with us takes it first, or never */
 		if (atomic_cmpxchg(&p->state, KC_PROBE_ARMED, KC_PROBE_IDLE) !=
 		    KC_PROBE_ARMED)
 			continue;
-		kc_probe_disable(p, KC_PROBE_IDLE);
+		kc_probe_outcome(p, true);
+		kc_probe_disable(p, keep_cold ? KC_PROBE_RESERVE :
+						KC_PROBE_IDLE);
 		n++;
 	}
 	mutex_unlock(&kc_pool_lock);
 	return n;
+}
+
+/* A registration replaces a kept probe whose code did not run, if any. */
+void kc_pool_age_cold(unsigned long life)
+{
+	mutex_lock(&kc_pool_lock);
+	kc_pool_age_one_locked(life, true);
+	mutex_unlock(&kc_pool_lock);
 }
 
 void kc_pool_disarm_all(void)
@@ -985,6 +1043,32 @@ unsigned int kc_pool_reserve(void)
 	return kc_pool_count(KC_PROBE_RESERVE);
 }
 
+/* Registered and in use: in the reserve, armed, or fired. */
+unsigned int kc_pool_live(void)
+{
+	unsigned int n = 0;
+	int i;
+
+	for (i = 0; i < kc_pool_end(); i++) {
+		int s = kc_probe_state(&kc_probes[i]);
+
+		n += s == KC_PROBE_RESERVE || s == KC_PROBE_ARMED ||
+		     s == KC_PROBE_SPENT;
+	}
+	return n;
+}
+
+static unsigned int kc_pool_cold(void)
+{
+	unsigned int n = 0;
+	int i;
+
+	for (i = 0; i < kc_pool_end(); i++)
+		n += kc_probe_state(&kc_probes[i]) == KC_PROBE_RESERVE &&
+		     READ_ONCE(kc_probes[i].cold);
+	return n;
+}
+
 unsigned int kc_pool_registered(void)
 {
 	unsigned int n = 0;
@@ -1009,6 +1093,8 @@ void kc_pool_drain(void)
 	for (i = 0; i < kc_pool_end(); i++)
 		if (kc_probe_state(&kc_probes[i]) == KC_PROBE_RESERVE)
 			atomic_set(&kc_probes[i].state, KC_PROBE_IDLE);
+	/* how cold the new targets are is still to be seen */
+	WRITE_ONCE(kc_pool_cold_share, KC_COLD_UNKNOWN);
 	mutex_unlock(&kc_pool_lock);
 	while (kc_pool_count(KC_PROBE_IDLE) || kc_pool_count(KC_PROBE_BUSY)) {
 		mutex_lock(&kc_pool_lock);
@@ -1231,6 +1317,7 @@ ssize_t kc_pool_stats(char *buf, size_t size)
 	return scnprintf(buf, size,
 			 "probes_armed %u\nprobes_spent %u\n"
 			 "probes_mismatched %u\nprobes_reserve %u\n"
+			 "probes_cold %u\n"
 			 "probes_registered %u\nprobes_repoked %lu\n"
 			 "probes_dropped %lu\nprobes_scrubbed %lu\n"
 			 "patches_direct %lu\npatches_kprobes %lu\n"
@@ -1239,6 +1326,7 @@ ssize_t kc_pool_stats(char *buf, size_t size)
 			 "spent_wait_us_mean %llu\nspent_life_us_mean %llu\n"
 			 "hits_stale %lu\nretire_settles %lu\n",
 			 kc_pool_armed(), spent, mismatched, kc_pool_reserve(),
+			 kc_pool_cold(),
 			 kc_pool_registered(), READ_ONCE(kc_pool_repokes),
 			 READ_ONCE(kc_pool_dropped), READ_ONCE(kc_pool_scrubs),
 			 READ_ONCE(kc_pool_direct_patches),
@@ -1265,5 +1353,7 @@ void kc_pool_flush(void)
 	for (i = 0; i < kc_pool_end(); i++)
 		if (kc_probe_state(&kc_probes[i]) == KC_PROBE_RESERVE)
 			atomic_set(&kc_probes[i].state, KC_PROBE_IDLE);
+	/* how cold the new targets are is still to be seen */
+	WRITE_ONCE(kc_pool_cold_share, KC_COLD_UNKNOWN);
 	mutex_unlock(&kc_pool_lock);
 }

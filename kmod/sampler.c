@@ -25,7 +25,6 @@
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/sched.h>
-#include <linux/wait.h>
 
 #include "kcollider.h"
 
@@ -34,13 +33,15 @@
 #define KC_RESERVE_LIFE_MS	2000
 #define KC_RESERVE_EXTRA	64
 /*
- * Registering is the costly step (ms each under TCG): beyond a small
- * reserve, at most this many per second (a tenth of sample_rate below
- * that, at least one), so that keeping the reserve moving over the table
- * costs a bounded share of one CPU.
+ * Registering is the costly step (10-50 ms each under TCG): beyond a
+ * small pool, one for every KC_SAMPLES_PER_REG samples the rate asks for,
+ * between one every two seconds and ten a second, so that keeping the
+ * reserve moving over the table costs a bounded share of one CPU.
  */
 #define KC_RESERVE_MIN		16
-#define KC_REGISTER_RATE	10
+#define KC_SAMPLES_PER_REG	20
+#define KC_REG_RATE_MIN		10	/* sample_rate's worth: 0.5/s */
+#define KC_REG_RATE_MAX		200	/* 10/s */
 /*
  * The armer's longest sleep, which the stale check (KC_STALE_MS) and the
  * stall governor's period allow. Each wake-up scans the pool: under TCG
@@ -49,12 +50,14 @@
  */
 #define KC_ARMER_IDLE_MS	100
 /*
- * The keeper runs at most every KC_KEEPER_MIN_MS, so that a patch is
- * scrubbed within that however fast the armer goes, and at least every
- * KC_KEEPER_IDLE_MS for the reserve and the reaping.
+ * The keeper's period. Nothing it does is urgent: the armer writes a
+ * removed breakpoint's page the second time itself, the keeper's scrub is
+ * the backstop. Woken after each removal as well (every 20 ms at most),
+ * it cost the armer a cross-CPU wake-up and itself a round per sample
+ * (at 10/s under TCG, the armer's CPU 14-17 ms a second with the wake-up,
+ * 10-15 without, three rounds side by side).
  */
-#define KC_KEEPER_MIN_MS	20
-#define KC_KEEPER_IDLE_MS	100
+#define KC_KEEPER_PERIOD_MS	100
 /* The most arming one round does before the armer sleeps as long. */
 #define KC_ARM_SLICE_NS		(2 * NSEC_PER_MSEC)
 
@@ -82,10 +85,6 @@ static u64 kc_arm_ns;		/* time spent arming */
 static u64 kc_retire_ns;	/* time spent taking spent probes out */
 static u64 kc_busy_ns;		/* rounds that forced a pause */
 static u64 kc_arm_after_ns;	/* the pause: no arming before this */
-
-/* The armer took breakpoints out since the keeper's last round. */
-static bool kc_keeper_due;
-static DECLARE_WAIT_QUEUE_HEAD(kc_keeper_wait);
 
 /*
  * Why the armer stopped short of the budget last time; credit that
@@ -121,6 +120,21 @@ static unsigned int kc_stall_permille;	/* of one CPU, smoothed */
 
 static enum kc_limit kc_limit;
 static u64 kc_lost_ns[KC_NR_LIMITS];
+static unsigned long kc_expired_kept;
+
+/*
+ * Whether a site armed KC_STALE_MS without running stays registered. Its
+ * replacement would cost a registration, the sampler's costliest step
+ * (10-50 ms of kprobes' checks each under TCG; on the pipe workload at
+ * 10/s, cold paths of the hot functions made two of every three). Where
+ * most new sites are cold (all, a driver not in use), they make room for
+ * new ones at once instead, and so where the ones kept would hold the
+ * arming slots.
+ */
+static bool kc_keep_cold(unsigned int max)
+{
+	return kc_pool_cold_permille() < 500 && kc_pool_armed() < max / 4;
+}
 
 static void kc_spent_notify(struct irq_work *work)
 {
@@ -194,11 +208,13 @@ static bool kc_refill(unsigned int target)
 {
 	unsigned int reserve = kc_pool_reserve();
 	unsigned long addr;
+	bool budgeted;
 	int ret;
 
 	if (reserve >= target || !kc_sites_total())
 		return false;
-	if (reserve >= KC_RESERVE_MIN) {
+	budgeted = kc_pool_live() >= KC_RESERVE_MIN;
+	if (budgeted) {
 		if (kc_register_ns < NSEC_PER_SEC)
 			return false;
 		kc_register_ns -= NSEC_PER_SEC;
@@ -207,8 +223,12 @@ static bool kc_refill(unsigned int target)
 	if (!addr)
 		return false;
 	ret = kc_pool_add(addr);
-	if (!ret)
+	if (!ret) {
+		/* in place of a kept site whose code did not run, if any */
+		if (budgeted)
+			kc_pool_age_cold(msecs_to_jiffies(KC_RESERVE_LIFE_MS));
 		return true;
+	}
 	kc_add_fail++;
 	if (ret != -ENOSPC && ret != -EBUSY && ret != -EAGAIN &&
 	    ret != -ENOMEM)
@@ -274,20 +294,12 @@ static bool kc_stall_over_budget(void)
 	return kc_stall_permille > 250 * num_online_cpus();
 }
 
-static void kc_keeper_kick(void)
-{
-	if (READ_ONCE(kc_keeper_due))
-		return;
-	WRITE_ONCE(kc_keeper_due, true);
-	wake_up(&kc_keeper_wait);
-}
-
 static u64 kc_armer_round(void)
 {
 	u64 start = ktime_get_ns();
 	unsigned int max = READ_ONCE(kc_settings.max_probes);
 	unsigned int target = max + KC_RESERVE_EXTRA;
-	unsigned long retired = kc_retired;
+	bool keep_cold = kc_keep_cold(max);
 	unsigned int expired;
 
 	kc_retire_spent();
@@ -301,8 +313,11 @@ static u64 kc_armer_round(void)
 				 msecs_to_jiffies(KC_RESERVE_LIFE_MS),
 				 kc_pool_reserve() >= target &&
 				 kc_sites_total() > target &&
-				 READ_ONCE(kc_register_ns) >= NSEC_PER_SEC);
+				 READ_ONCE(kc_register_ns) >= NSEC_PER_SEC,
+				 keep_cold);
 	kc_expired += expired;
+	if (keep_cold)
+		kc_expired_kept += expired;
 	/* their code did not run: the budget goes to other sites */
 	kc_credit_ns += (u64)expired * NSEC_PER_SEC;
 	kc_stall_observe(ktime_get_ns());
@@ -312,13 +327,6 @@ static u64 kc_armer_round(void)
 		kc_arm_budget(max);
 	else
 		kc_limit = KC_LIMIT_PATCHING;
-	/*
-	 * Removals only: an arming is scrubbed on the keeper's next round,
-	 * with its removal when its hit comes first; a round for each would
-	 * write the page once more per sample.
-	 */
-	if (expired || kc_retired != retired)
-		kc_keeper_kick();
 	kc_watch_repair_local();
 	return ktime_get_ns() - start;
 }
@@ -386,12 +394,15 @@ static int kc_armer_fn(void *unused)
 /*
  * Low sampling rates need the reserve to move less: overhead follows.
  * Each registered probe serves several samples before it ages out, so
- * the reserve still moves over the whole table.
+ * the reserve still moves over the whole table. Budget earned over @ns.
  */
-static unsigned int kc_register_rate(void)
+static u64 kc_register_earned(u64 ns)
 {
-	return clamp(READ_ONCE(kc_settings.sample_rate) / 10, 1U,
-		     (unsigned int)KC_REGISTER_RATE);
+	unsigned int rate = clamp(READ_ONCE(kc_settings.sample_rate),
+				  (unsigned int)KC_REG_RATE_MIN,
+				  (unsigned int)KC_REG_RATE_MAX);
+
+	return div_u64(ns * rate, KC_SAMPLES_PER_REG);
 }
 
 /* Unregister what the armer disabled; refuse condemned sites for good. */
@@ -407,13 +418,7 @@ static void kc_refuse_condemned(void)
 
 static void kc_keeper_sleep(void)
 {
-	schedule_timeout_interruptible(msecs_to_jiffies(KC_KEEPER_MIN_MS));
-	wait_event_interruptible_timeout(kc_keeper_wait,
-					 READ_ONCE(kc_keeper_due) ||
-					 kthread_should_stop(),
-					 msecs_to_jiffies(KC_KEEPER_IDLE_MS -
-							  KC_KEEPER_MIN_MS));
-	WRITE_ONCE(kc_keeper_due, false);
+	schedule_timeout_interruptible(msecs_to_jiffies(KC_KEEPER_PERIOD_MS));
 }
 
 /*
@@ -431,8 +436,9 @@ static int kc_keeper_fn(void *unused)
 				      KC_RESERVE_EXTRA;
 
 		now = ktime_get_ns();
-		kc_register_ns = min_t(u64, kc_register_ns + (now - last) *
-				       kc_register_rate(), NSEC_PER_SEC);
+		kc_register_ns = min_t(u64, kc_register_ns +
+				       kc_register_earned(now - last),
+				       NSEC_PER_SEC);
 		last = now;
 		added = kc_refill(target);
 		kc_pool_scrub_disabled();
@@ -440,11 +446,11 @@ static int kc_keeper_fn(void *unused)
 		kc_watch_repair_local();
 		kc_stall_expire_marks();
 		/*
-		 * Back at once while the reserve fills up to its minimum; a
+		 * Back at once while the pool fills up to its minimum; a
 		 * table smaller than that (a probe on each of its sites
 		 * already) must not keep us spinning.
 		 */
-		if (!added || kc_pool_reserve() >= KC_RESERVE_MIN)
+		if (!added || kc_pool_live() >= KC_RESERVE_MIN)
 			kc_keeper_sleep();
 	}
 	return 0;
@@ -520,12 +526,14 @@ ssize_t kc_sampler_stats(char *buf, size_t size)
 	return n + scnprintf(buf + n, size - n,
 			 "hits %lu\nfired %lu\nhits_spent %lu\narms %lu\n"
 			 "register_failures %lu\narmed_expired %lu\n"
+			 "armed_expired_kept %lu\n"
 			 "retired %lu\narm_us_mean %llu\nretire_us_mean %llu\n"
 			 "armer_throttled_ms %llu\n",
 			 kc_sum(offsetof(struct kc_cpu_counts, hits)),
 			 kc_sampler_fired(),
 			 kc_sum(offsetof(struct kc_cpu_counts, spent_hits)),
 			 arms, READ_ONCE(kc_add_fail), READ_ONCE(kc_expired),
+			 READ_ONCE(kc_expired_kept),
 			 READ_ONCE(kc_retired),
 			 arms ? div_u64(READ_ONCE(kc_arm_ns), arms * 1000) : 0,
 			 kc_retired ? div_u64(READ_ONCE(kc_retire_ns),
