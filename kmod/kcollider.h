@@ -291,6 +291,8 @@ unsigned int kc_pool_expire(unsigned long age, unsigned long life,
 			    bool age_one, bool keep_cold);
 void kc_pool_age_cold(unsigned long life);
 unsigned int kc_pool_cold_permille(void);
+bool kc_pool_took_out(struct kprobe *kp);
+u64 kc_pool_settle_delay_ns(void);
 unsigned int kc_pool_reap(unsigned long *condemned, unsigned int max,
 			  unsigned int *nr_condemned);
 void kc_pool_condemn(struct kprobe *kp);

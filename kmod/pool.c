@@ -757,7 +757,6 @@ unsigned int kc_pool_retire(void)
 	int i;
 
 	mutex_lock(&kc_pool_lock);
-	kc_pool_settle_locked();
 	for (i = 0; i < kc_pool_end(); i++) {
 		if (kc_probe_state(&kc_probes[i]) == KC_PROBE_SPENT) {
 			taken = ktime_get_mono_fast_ns();
@@ -770,6 +769,8 @@ unsigned int kc_pool_retire(void)
 			n++;
 		}
 	}
+	/* after the removals: one taken up late is due its second write now */
+	kc_pool_settle_locked();
 	mutex_unlock(&kc_pool_lock);
 	return n;
 }
@@ -1176,6 +1177,22 @@ static void kc_probe_take_out(struct kc_probe *p, unsigned int gen)
 	/* the write through the alias is done before it may go */
 	smp_mb__before_atomic();
 	atomic_dec(&p->alias_users);
+}
+
+/*
+ * int3, after kc_pool_take() gave @kp's first hit: whether that hit took
+ * the int3 out of the text itself, so that nothing is due before the
+ * page's second write.
+ */
+bool kc_pool_took_out(struct kprobe *kp)
+{
+	return READ_ONCE(container_of(kp, struct kc_probe, kp)->out_ns);
+}
+
+/* Nanoseconds from a removal to the second write of its page. */
+u64 kc_pool_settle_delay_ns(void)
+{
+	return KC_SETTLE_NS;
 }
 
 /* int3: the first hit of an armed probe, or NULL (spent, stale). */

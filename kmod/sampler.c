@@ -18,6 +18,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/delay.h>
+#include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/jiffies.h>
 #include <linux/kprobes.h>
@@ -156,6 +157,31 @@ static void kc_spent_notify(struct irq_work *work)
 /* Hard: on PREEMPT_RT too it runs from the interrupt, not a thread. */
 static struct irq_work kc_spent_work = IRQ_WORK_INIT_HARD(kc_spent_notify);
 
+/*
+ * A first hit that took its int3 out itself leaves the armer nothing to
+ * do until the page's second write is due: it is woken then, once for
+ * both (an armer round is a cross-CPU wake-up and a context switch, a
+ * third of its rounds at 10/s). The first such hit sets the time; the
+ * armer sees to the later ones in the same round or sleeps until theirs.
+ */
+static struct hrtimer kc_settle_timer;
+
+static enum hrtimer_restart kc_settle_due(struct hrtimer *timer)
+{
+	kc_spent_notify(NULL);
+	return HRTIMER_NORESTART;
+}
+
+static void kc_settle_defer(struct irq_work *work)
+{
+	if (!hrtimer_active(&kc_settle_timer))
+		hrtimer_start(&kc_settle_timer,
+			      ns_to_ktime(kc_pool_settle_delay_ns()),
+			      HRTIMER_MODE_REL_HARD);
+}
+
+static struct irq_work kc_settle_work = IRQ_WORK_INIT_HARD(kc_settle_defer);
+
 /* int3, NMI-like: no locks, no printk, no sleeping, no IPIs. */
 static int kc_probe_hit(struct kprobe *kp, struct pt_regs *regs)
 {
@@ -172,13 +198,21 @@ static int kc_probe_hit(struct kprobe *kp, struct pt_regs *regs)
 		return kc_stall_rehit(addr, regs);
 	}
 	this_cpu_inc(kc_counts.fired);
-	irq_work_queue(&kc_spent_work);
+	irq_work_queue(kc_pool_took_out(kp) ? &kc_settle_work : &kc_spent_work);
 	ret = kc_stall_try(addr, insn, regs);
 	if (ret == KC_STALL_NEVER) {
 		kc_pool_condemn(kp);
 		return 0;
 	}
 	return ret;
+}
+
+/* No wake-up of the armer queued or running after this, until a hit. */
+static void kc_wakers_sync(void)
+{
+	irq_work_sync(&kc_settle_work);
+	hrtimer_cancel(&kc_settle_timer);
+	irq_work_sync(&kc_spent_work);
 }
 
 static unsigned long kc_sum(size_t offset)
@@ -514,14 +548,18 @@ void kc_sampler_stop(void)
 	WRITE_ONCE(kc_running, false);
 	kc_stall_block();
 	if (kc_armer) {
-		kthread_stop(kc_armer);
-		kc_armer = NULL;
+		struct task_struct *t = kc_armer;
+
+		/* no wake-up of a task that kthread_stop() let go */
+		WRITE_ONCE(kc_armer, NULL);
+		kc_wakers_sync();
+		kthread_stop(t);
 	}
 	if (kc_keeper) {
 		kthread_stop(kc_keeper);
 		kc_keeper = NULL;
 	}
-	irq_work_sync(&kc_spent_work);
+	kc_wakers_sync();
 	kc_pool_disarm_all();
 	kc_watch_repair_local();
 }
@@ -592,6 +630,8 @@ ssize_t kc_sampler_stats(char *buf, size_t size)
 
 int kc_sampler_init(void)
 {
+	hrtimer_init(&kc_settle_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	kc_settle_timer.function = kc_settle_due;
 	kc_pool_init(kc_probe_hit);
 	return 0;
 }
@@ -602,5 +642,5 @@ void kc_sampler_exit(void)
 	kc_sampler_stop();
 	kc_pool_drain();
 	/* a hit racing with the stop may have queued one more wake-up */
-	irq_work_sync(&kc_spent_work);
+	kc_wakers_sync();
 }
