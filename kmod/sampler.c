@@ -136,10 +136,10 @@ static unsigned long kc_expired_kept;
  * Whether a site armed KC_STALE_MS without running stays registered. Its
  * replacement would cost a registration, the sampler's costliest step
  * (10-50 ms of kprobes' checks each under TCG; on the pipe workload at
- * 10/s, cold paths of the hot functions made two of every three). Where
- * most new sites are cold (all, a driver not in use), they make room for
- * new ones at once instead, and so where the ones kept would hold the
- * arming slots.
+ * 10/s, cold paths of the hot functions caused more than half of them).
+ * Where most new sites are cold (all, a driver not in use), they make
+ * room for new ones at once instead, and so where the ones kept would
+ * hold the arming slots.
  */
 static bool kc_keep_cold(unsigned int max)
 {
