@@ -1094,8 +1094,6 @@ void kc_pool_drain(void)
 	for (i = 0; i < kc_pool_end(); i++)
 		if (kc_probe_state(&kc_probes[i]) == KC_PROBE_RESERVE)
 			atomic_set(&kc_probes[i].state, KC_PROBE_IDLE);
-	/* how cold the new targets are is still to be seen */
-	WRITE_ONCE(kc_pool_cold_share, KC_COLD_UNKNOWN);
 	mutex_unlock(&kc_pool_lock);
 	while (kc_pool_count(KC_PROBE_IDLE) || kc_pool_count(KC_PROBE_BUSY)) {
 		mutex_lock(&kc_pool_lock);
