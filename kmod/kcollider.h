@@ -282,6 +282,9 @@ bool kc_denied_addr(unsigned long addr);
 unsigned long kc_lookup_symbol(const char *name);
 
 /* pool.c */
+/* After a fired breakpoint's removal, its page is written again this late. */
+#define KC_SETTLE_NS		(500 * NSEC_PER_USEC)
+
 void kc_pool_init(kprobe_pre_handler_t handler);
 int kc_pool_add(unsigned long addr);
 bool kc_pool_arm(void);
@@ -292,7 +295,6 @@ unsigned int kc_pool_expire(unsigned long age, unsigned long life,
 void kc_pool_age_cold(unsigned long life);
 unsigned int kc_pool_cold_permille(void);
 bool kc_pool_took_out(struct kprobe *kp);
-u64 kc_pool_settle_delay_ns(void);
 unsigned int kc_pool_reap(unsigned long *condemned, unsigned int max,
 			  unsigned int *nr_condemned);
 void kc_pool_condemn(struct kprobe *kp);
@@ -306,7 +308,6 @@ unsigned int kc_pool_live(void);
 bool kc_pool_spent_any(void);
 bool kc_pool_spent_at(unsigned long addr);
 void kc_pool_flush(void);
-unsigned int kc_pool_registered(void);
 const struct kc_insn *kc_pool_take(struct kprobe *kp);
 bool kc_pool_map_slot_ip(unsigned long ip, unsigned long *orig);
 void kc_pool_patch_original(unsigned long start, u8 *code, size_t len);

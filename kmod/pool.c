@@ -53,8 +53,6 @@
 /* Hits later than this after the disable are stale, not in flight. */
 #define KC_INFLIGHT_MS		10
 #define KC_DRAIN_MS		5000
-/* After a fired breakpoint's removal, the page is written again this late. */
-#define KC_SETTLE_NS		(500 * NSEC_PER_USEC)
 /* Bytes before a site that another tool's 5-byte jump could cover. */
 #define KC_GUARD_BEFORE		4
 
@@ -167,14 +165,20 @@ static void kc_probe_post(struct kprobe *p, struct pt_regs *regs,
 {
 }
 
-static unsigned int kc_pool_count(int state)
+/* Lock-free: probes in any of @states (a mask of BIT(KC_PROBE_...)). */
+static unsigned int kc_pool_count_in(unsigned long states)
 {
 	unsigned int n = 0;
 	int i;
 
 	for (i = 0; i < kc_pool_end(); i++)
-		n += kc_probe_state(&kc_probes[i]) == state;
+		n += !!(states & BIT(kc_probe_state(&kc_probes[i])));
 	return n;
+}
+
+static unsigned int kc_pool_count(int state)
+{
+	return kc_pool_count_in(BIT(state));
 }
 
 /* Under the pool lock. */
@@ -1047,16 +1051,8 @@ unsigned int kc_pool_reserve(void)
 /* Registered and in use: in the reserve, armed, or fired. */
 unsigned int kc_pool_live(void)
 {
-	unsigned int n = 0;
-	int i;
-
-	for (i = 0; i < kc_pool_end(); i++) {
-		int s = kc_probe_state(&kc_probes[i]);
-
-		n += s == KC_PROBE_RESERVE || s == KC_PROBE_ARMED ||
-		     s == KC_PROBE_SPENT;
-	}
-	return n;
+	return kc_pool_count_in(BIT(KC_PROBE_RESERVE) | BIT(KC_PROBE_ARMED) |
+				BIT(KC_PROBE_SPENT));
 }
 
 static unsigned int kc_pool_cold(void)
@@ -1070,14 +1066,9 @@ static unsigned int kc_pool_cold(void)
 	return n;
 }
 
-unsigned int kc_pool_registered(void)
+static unsigned int kc_pool_registered(void)
 {
-	unsigned int n = 0;
-	int i;
-
-	for (i = 0; i < kc_pool_end(); i++)
-		n += kc_probe_state(&kc_probes[i]) != KC_PROBE_FREE;
-	return n;
+	return kc_pool_count_in(~BIT(KC_PROBE_FREE));
 }
 
 /*
@@ -1185,12 +1176,6 @@ static void kc_probe_take_out(struct kc_probe *p, unsigned int gen)
 bool kc_pool_took_out(struct kprobe *kp)
 {
 	return READ_ONCE(container_of(kp, struct kc_probe, kp)->out_ns);
-}
-
-/* Nanoseconds from a removal to the second write of its page. */
-u64 kc_pool_settle_delay_ns(void)
-{
-	return KC_SETTLE_NS;
 }
 
 /* int3: the first hit of an armed probe, or NULL (spent, stale). */

@@ -146,6 +146,9 @@ static bool kc_keep_cold(unsigned int max)
 	return kc_pool_cold_permille() < 500 && kc_pool_armed() < max / 4;
 }
 
+/* The armer's last kc_keep_cold(), for the keeper: one pool scan a round. */
+static bool kc_cold_kept;
+
 static void kc_spent_notify(struct irq_work *work)
 {
 	struct task_struct *t = READ_ONCE(kc_armer);
@@ -176,7 +179,7 @@ static void kc_settle_defer(struct irq_work *work)
 {
 	if (!hrtimer_active(&kc_settle_timer))
 		hrtimer_start(&kc_settle_timer,
-			      ns_to_ktime(kc_pool_settle_delay_ns()),
+			      ns_to_ktime(KC_SETTLE_NS),
 			      HRTIMER_MODE_REL_HARD);
 }
 
@@ -255,8 +258,7 @@ static void kc_earn(void)
  */
 static unsigned int kc_floor_probes(void)
 {
-	return kc_keep_cold(READ_ONCE(kc_settings.max_probes)) ?
-	       kc_pool_live() : kc_pool_reserve();
+	return READ_ONCE(kc_cold_kept) ? kc_pool_live() : kc_pool_reserve();
 }
 
 /* Registration is slow: one at a time. True if one was registered. */
@@ -391,6 +393,7 @@ static u64 kc_armer_round(void)
 				 kc_sites_total() > target &&
 				 READ_ONCE(kc_register_ns) >= NSEC_PER_SEC,
 				 keep_cold);
+	WRITE_ONCE(kc_cold_kept, keep_cold);
 	kc_expired += expired;
 	if (keep_cold)
 		kc_expired_kept += expired;
