@@ -340,6 +340,7 @@ void kc_stall_unblock(void);
 bool kc_stall_any_open(void);
 bool kc_task_is_sampled(struct task_struct *task);
 void kc_stall_note_free(unsigned long ptr);
+unsigned long kc_stall_held_most_us(bool restart);
 
 /* watch.c */
 struct kc_slot;

@@ -116,17 +116,25 @@ static const char * const kc_limit_names[KC_NR_LIMITS] = {
 };
 
 /*
- * The stall governor: at most a quarter of the online CPUs' time may go
- * to holding sampled threads. Past that, each sample costs the workload
- * more than the one before: a thread let go runs into the next armed
- * breakpoint at once, and under QEMU TCG (where a sample's stall grows
- * with the armer's backlog) 1000/s on a pipe starved both of its threads
- * (300,000 blocks not through in 240 s, against 15 s).
+ * The stall governor: at most a quarter of one thread's time, and of the
+ * online CPUs' time, may go to holding sampled threads. Past that, each
+ * sample costs the workload more than the one before: a thread let go
+ * runs into the next armed breakpoint at once, and a thread held a share
+ * f of its time runs 1 / (1 - f) times slower. Under QEMU TCG (where a
+ * sample's stall grows with the armer's backlog) 1000/s on a pipe
+ * starved both of its threads (300,000 blocks not through in 240 s,
+ * against 15 s). A thread's share is capped within each period, not
+ * smoothed over several: a hot thread hits the next breakpoint at once,
+ * and a whole period of arming held it most of that period.
  */
 #define KC_STALL_PERIOD_NS	(100 * NSEC_PER_MSEC)
+#define KC_STALL_MAX_PERMILLE	250
+#define KC_STALL_THREAD_MAX_US	(KC_STALL_PERIOD_NS / NSEC_PER_USEC * \
+				 KC_STALL_MAX_PERMILLE / 1000)
 static u64 kc_stall_seen_ns;
 static long kc_stall_seen_us;
 static unsigned int kc_stall_permille;	/* of one CPU, smoothed */
+static bool kc_stall_thread_full;	/* one thread had its share */
 
 static enum kc_limit kc_limit;
 static u64 kc_lost_ns[KC_NR_LIMITS];
@@ -338,8 +346,13 @@ static void kc_stall_observe(u64 now)
 	u64 dt = now - kc_stall_seen_ns;
 	u64 share;
 
-	if (dt < KC_STALL_PERIOD_NS)
+	if (dt < KC_STALL_PERIOD_NS) {
+		kc_stall_thread_full = kc_stall_held_most_us(false) >
+				       KC_STALL_THREAD_MAX_US;
 		return;
+	}
+	kc_stall_held_most_us(true);
+	kc_stall_thread_full = false;
 	share = div64_u64((u64)max(stall - kc_stall_seen_us, 0L) *
 			  NSEC_PER_USEC * 1000, dt);
 	kc_stall_permille = (kc_stall_permille + min_t(u64, share, 100000)) / 2;
@@ -349,7 +362,8 @@ static void kc_stall_observe(u64 now)
 
 static bool kc_stall_over_budget(void)
 {
-	return kc_stall_permille > 250 * num_online_cpus();
+	return kc_stall_thread_full ||
+	       kc_stall_permille > KC_STALL_MAX_PERMILLE * num_online_cpus();
 }
 
 static void kc_keeper_kick(void)
@@ -577,6 +591,8 @@ void kc_sampler_start(void)
 	kc_stall_seen_ns = kc_last_ns;
 	kc_stall_seen_us = atomic_long_read(&kc_stats.stall_us);
 	kc_stall_permille = 0;
+	kc_stall_thread_full = false;
+	kc_stall_held_most_us(true);
 	/* the first breakpoint at once, not a period after enabling */
 	kc_credit_ns = NSEC_PER_SEC;
 	kc_register_ns = 0;
