@@ -61,6 +61,7 @@ enum kc_skip {
 	KC_SKIP_NO_MARK,
 	KC_SKIP_RCU,
 	KC_SKIP_DISABLED,
+	KC_SKIP_HELD,		/* the thread had its share of the stall */
 	KC_NR_SKIPS,
 };
 
@@ -340,7 +341,8 @@ void kc_stall_unblock(void);
 bool kc_stall_any_open(void);
 bool kc_task_is_sampled(struct task_struct *task);
 void kc_stall_note_free(unsigned long ptr);
-unsigned long kc_stall_held_most_us(bool restart);
+bool kc_stall_held_full(void);
+void kc_stall_held_restart(unsigned long max_us);
 
 /* watch.c */
 struct kc_slot;

@@ -347,11 +347,10 @@ static void kc_stall_observe(u64 now)
 	u64 share;
 
 	if (dt < KC_STALL_PERIOD_NS) {
-		kc_stall_thread_full = kc_stall_held_most_us(false) >
-				       KC_STALL_THREAD_MAX_US;
+		kc_stall_thread_full = kc_stall_held_full();
 		return;
 	}
-	kc_stall_held_most_us(true);
+	kc_stall_held_restart(KC_STALL_THREAD_MAX_US);
 	kc_stall_thread_full = false;
 	share = div64_u64((u64)max(stall - kc_stall_seen_us, 0L) *
 			  NSEC_PER_USEC * 1000, dt);
@@ -592,7 +591,7 @@ void kc_sampler_start(void)
 	kc_stall_seen_us = atomic_long_read(&kc_stats.stall_us);
 	kc_stall_permille = 0;
 	kc_stall_thread_full = false;
-	kc_stall_held_most_us(true);
+	kc_stall_held_restart(KC_STALL_THREAD_MAX_US);
 	/* the first breakpoint at once, not a period after enabling */
 	kc_credit_ns = NSEC_PER_SEC;
 	kc_register_ns = 0;

@@ -356,6 +356,102 @@ static void kc_redirect(unsigned long ip, struct pt_regs *regs)
 	regs->flags &= ~(X86_EFLAGS_TF | X86_EFLAGS_AC | X86_EFLAGS_DF);
 }
 
+/*
+ * Who was held, for the sampler's stall governor. A workload slows down
+ * by the share of its own threads' time they are held, not by the CPUs':
+ * a quarter of four CPUs' time was half of each of the pipe benchmark's
+ * two threads' (3.1x at 1000/s), and on a large machine it is all of a
+ * single hot thread's. Open addressing, lock-free: a stall may end in an
+ * interrupt, and the int3 handler reads it. A thread with no room left is
+ * governed by the CPUs' share only.
+ */
+#define KC_HELD_BITS	6
+#define KC_HELD_PROBES	4
+
+struct kc_held {
+	atomic_t key;		/* pid + 1; outside a task, -1 - cpu; 0: free */
+	atomic_long_t us;	/* since the sampler's last restart */
+};
+
+static struct kc_held kc_held[1 << KC_HELD_BITS];
+static unsigned long kc_held_max_us = ULONG_MAX;
+
+/* @preempt: the preempt count of the context that was (or is) held. */
+static int kc_held_key(unsigned long preempt)
+{
+	if (preempt & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET))
+		return -1 - (int)raw_smp_processor_id();
+	return task_pid_nr(current) + 1;
+}
+
+static struct kc_held *kc_held_slot(int key, bool claim)
+{
+	u32 h = hash_32(key, KC_HELD_BITS);
+	int i, old;
+
+	for (i = 0; i < KC_HELD_PROBES; i++) {
+		struct kc_held *e = &kc_held[(h + i) & (ARRAY_SIZE(kc_held) - 1)];
+
+		old = atomic_read(&e->key);
+		if (!old && claim)
+			old = atomic_cmpxchg(&e->key, 0, key) ?: key;
+		if (old == key)
+			return e;
+		if (!old)
+			return NULL;
+	}
+	return NULL;
+}
+
+static void kc_held_add(long us)
+{
+	struct kc_held *e = kc_held_slot(kc_held_key(preempt_count()), true);
+
+	if (e)
+		atomic_long_add(us, &e->us);
+}
+
+/*
+ * int3: whether the interrupted thread already had its share. The armer
+ * stops arming once one thread has, but breakpoints armed before still
+ * fire: on the pipe benchmark at 1000/s they held its two threads about
+ * twice their share.
+ */
+static bool kc_held_over(unsigned long preempt)
+{
+	struct kc_held *e = kc_held_slot(kc_held_key(preempt), false);
+
+	return e && atomic_long_read(&e->us) > READ_ONCE(kc_held_max_us);
+}
+
+/* For the sampler's governor: whether one thread had its share. */
+bool kc_stall_held_full(void)
+{
+	unsigned long max = READ_ONCE(kc_held_max_us);
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(kc_held); i++)
+		if (atomic_long_read(&kc_held[i].us) > max)
+			return true;
+	return false;
+}
+
+/*
+ * The sampler's next period: each thread may be held @max_us in it. A
+ * slot nobody was held in since the restart before is given back (a
+ * thread adding to it meanwhile lends its time to the slot's next owner:
+ * an estimate, not an account).
+ */
+void kc_stall_held_restart(unsigned long max_us)
+{
+	int i;
+
+	WRITE_ONCE(kc_held_max_us, max_us);
+	for (i = 0; i < ARRAY_SIZE(kc_held); i++)
+		if (!atomic_long_xchg(&kc_held[i].us, 0))
+			atomic_set(&kc_held[i].key, 0);
+}
+
 /* int3 runs as an NMI: the preempt count of what it interrupted. */
 static unsigned long kc_interrupted_preempt(void)
 {
@@ -371,6 +467,8 @@ static int kc_should_skip(unsigned long preempt)
 		return KC_SKIP_NMI;
 	if (this_cpu_read(kc_cpu_busy) || kc_task_is_sampled(current))
 		return KC_SKIP_RECURSION;
+	if (kc_held_over(preempt))
+		return KC_SKIP_HELD;
 	return -1;
 }
 
@@ -855,74 +953,6 @@ static void kc_wait_retired(unsigned long ip, unsigned int max_us)
 
 	while (kc_now_us() < end && kc_pool_spent_at(ip))
 		kc_sleep_range(KC_RETIRE_POLL_US, KC_RETIRE_POLL_US + 50);
-}
-
-/*
- * Who was held, for the sampler's stall governor. A workload slows down
- * by the share of its own threads' time they are held, not by the CPUs':
- * a quarter of four CPUs' time was half of each of the pipe benchmark's
- * two threads' (3.1x at 1000/s), and on a large machine it is all of a
- * single hot thread's. Open addressing, lock-free: a stall may end in an
- * interrupt. A thread with no room left is governed by the CPUs' share
- * only.
- */
-#define KC_HELD_BITS	6
-#define KC_HELD_PROBES	4
-
-struct kc_held {
-	atomic_t key;		/* pid + 1; outside a task, -1 - cpu; 0: free */
-	atomic_long_t us;
-};
-
-static struct kc_held kc_held[1 << KC_HELD_BITS];
-
-static int kc_held_key(void)
-{
-	return in_task() ? task_pid_nr(current) + 1 :
-			   -1 - (int)raw_smp_processor_id();
-}
-
-static void kc_held_add(long us)
-{
-	int key = kc_held_key();
-	u32 h = hash_32(key, KC_HELD_BITS);
-	int i, old;
-
-	for (i = 0; i < KC_HELD_PROBES; i++) {
-		struct kc_held *e = &kc_held[(h + i) & (ARRAY_SIZE(kc_held) - 1)];
-
-		old = atomic_read(&e->key);
-		if (!old)
-			old = atomic_cmpxchg(&e->key, 0, key) ?: key;
-		if (old == key) {
-			atomic_long_add(us, &e->us);
-			return;
-		}
-	}
-}
-
-/*
- * For the sampler's governor: the longest one thread was held since the
- * last @restart, in microseconds. On a restart, a slot nobody was held in
- * since the one before is given back (a thread adding to it meanwhile
- * lends its time to the slot's next owner: an estimate, not an account).
- */
-unsigned long kc_stall_held_most_us(bool restart)
-{
-	long most = 0, us;
-	int i;
-
-	for (i = 0; i < ARRAY_SIZE(kc_held); i++) {
-		if (restart) {
-			us = atomic_long_xchg(&kc_held[i].us, 0);
-			if (!us)
-				atomic_set(&kc_held[i].key, 0);
-		} else {
-			us = atomic_long_read(&kc_held[i].us);
-		}
-		most = max(most, us);
-	}
-	return most;
 }
 
 static void kc_count_stall(u64 start)

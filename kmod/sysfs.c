@@ -216,6 +216,7 @@ static const char * const kc_skip_names[KC_NR_SKIPS] = {
 	[KC_SKIP_NO_MARK] = "no_mark",
 	[KC_SKIP_RCU] = "rcu_not_watching",
 	[KC_SKIP_DISABLED] = "disabled",
+	[KC_SKIP_HELD] = "held_share",
 };
 
 static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
