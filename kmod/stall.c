@@ -384,21 +384,26 @@ static int kc_held_key(unsigned long preempt)
 	return task_pid_nr(current) + 1;
 }
 
+/*
+ * @key's slot; with @claim, a free one if it has none. Looked for past
+ * free slots: a restart frees an idle slot before a busy one.
+ */
 static struct kc_held *kc_held_slot(int key, bool claim)
 {
 	u32 h = hash_32(key, KC_HELD_BITS);
-	int i, old;
+	int i, pass, old;
 
-	for (i = 0; i < KC_HELD_PROBES; i++) {
-		struct kc_held *e = &kc_held[(h + i) & (ARRAY_SIZE(kc_held) - 1)];
+	for (pass = 0; pass <= claim; pass++) {
+		for (i = 0; i < KC_HELD_PROBES; i++) {
+			struct kc_held *e = &kc_held[(h + i) &
+						     (ARRAY_SIZE(kc_held) - 1)];
 
-		old = atomic_read(&e->key);
-		if (!old && claim)
-			old = atomic_cmpxchg(&e->key, 0, key) ?: key;
-		if (old == key)
-			return e;
-		if (!old)
-			return NULL;
+			old = atomic_read(&e->key);
+			if (pass && !old)
+				old = atomic_cmpxchg(&e->key, 0, key) ?: key;
+			if (old == key)
+				return e;
+		}
 	}
 	return NULL;
 }
