@@ -376,10 +376,13 @@ struct kc_held {
 static struct kc_held kc_held[1 << KC_HELD_BITS];
 static unsigned long kc_held_max_us = ULONG_MAX;
 
-/* @preempt: the preempt count of the context that was (or is) held. */
+/*
+ * @preempt: the preempt count of the context that was (or is) held; the
+ * reports' own classification (softirqs served in a thread on RT too).
+ */
 static int kc_held_key(unsigned long preempt)
 {
-	if (preempt & (NMI_MASK | HARDIRQ_MASK | SOFTIRQ_OFFSET))
+	if (kc_ctx_of(preempt) != KC_CTX_TASK)
 		return -1 - (int)raw_smp_processor_id();
 	return task_pid_nr(current) + 1;
 }
