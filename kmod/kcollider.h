@@ -41,6 +41,7 @@ struct kc_settings {
 	bool enabled;
 	unsigned int sample_rate;	/* fired breakpoints per second */
 	unsigned int max_probes;	/* upper bound on armed breakpoints */
+	unsigned int stall_share_permille; /* of a thread's time, held */
 	unsigned int window_sleep_us;	/* where the thread may sleep */
 	unsigned int window_atomic_us;	/* busy-wait elsewhere */
 	unsigned int arm_timeout_us;	/* bounded wait for IPI acks */

@@ -26,6 +26,7 @@ MODULE_PARM_DESC(watch_slots, "hardware watchpoints reserved on every CPU (1-4)"
 struct kc_settings kc_settings = {
 	.sample_rate = 10,
 	.max_probes = 64,
+	.stall_share_permille = 250,
 	.window_sleep_us = 2000,
 	.window_atomic_us = 100,
 	.arm_timeout_us = 2000,

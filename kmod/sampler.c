@@ -116,21 +116,20 @@ static const char * const kc_limit_names[KC_NR_LIMITS] = {
 };
 
 /*
- * The stall governor: at most a quarter of one thread's time, and of the
- * online CPUs' time, may go to holding sampled threads. Past that, each
- * sample costs the workload more than the one before: a thread let go
- * runs into the next armed breakpoint at once, and a thread held a share
- * f of its time runs 1 / (1 - f) times slower. Under QEMU TCG (where a
- * sample's stall grows with the armer's backlog) 1000/s on a pipe
- * starved both of its threads (300,000 blocks not through in 240 s,
- * against 15 s). A thread's share is capped within each period, not
- * smoothed over several: a hot thread hits the next breakpoint at once,
- * and a whole period of arming held it most of that period.
+ * The stall governor: at most stall_share_permille (a quarter by default)
+ * of one thread's time, and of the online CPUs' time, may go to holding
+ * sampled threads. Past that, each sample costs the workload more than
+ * the one before: a thread let go runs into the next armed breakpoint at
+ * once, and a thread held a share f of its time runs 1 / (1 - f) times
+ * slower; threads that hand work to each other (a pipe) add their
+ * shares. Under QEMU TCG (where a sample's stall grows with the armer's
+ * backlog) 1000/s on a pipe starved both of its threads (300,000 blocks
+ * not through in 240 s, against 15 s). A thread's share is capped within
+ * each period, not smoothed over several: a hot thread hits the next
+ * breakpoint at once, and a whole period of arming held it most of that
+ * period.
  */
 #define KC_STALL_PERIOD_NS	(100 * NSEC_PER_MSEC)
-#define KC_STALL_MAX_PERMILLE	250
-#define KC_STALL_THREAD_MAX_US	(KC_STALL_PERIOD_NS / NSEC_PER_USEC * \
-				 KC_STALL_MAX_PERMILLE / 1000)
 static u64 kc_stall_seen_ns;
 static long kc_stall_seen_us;
 static unsigned int kc_stall_permille;	/* of one CPU, smoothed */
@@ -361,9 +360,19 @@ static void kc_arm_budget(unsigned int max)
 	}
 }
 
+/* Read once a period: a write meanwhile applies from the next one. */
+static unsigned int kc_stall_max_permille;
+
 static bool kc_stall_cpus_over(void)
 {
-	return kc_stall_permille > KC_STALL_MAX_PERMILLE * num_online_cpus();
+	return kc_stall_permille > kc_stall_max_permille * num_online_cpus();
+}
+
+static void kc_stall_restart_period(void)
+{
+	kc_stall_max_permille = READ_ONCE(kc_settings.stall_share_permille);
+	kc_stall_held_restart(KC_STALL_PERIOD_NS / NSEC_PER_USEC *
+			      kc_stall_max_permille / 1000);
 }
 
 static unsigned long kc_pace_fired_seen;
@@ -404,7 +413,7 @@ static void kc_stall_observe(u64 now)
 		return;
 	}
 	kc_pace_adjust();
-	kc_stall_held_restart(KC_STALL_THREAD_MAX_US);
+	kc_stall_restart_period();
 	kc_stall_thread_full = false;
 	share = div64_u64((u64)max(stall - kc_stall_seen_us, 0L) *
 			  NSEC_PER_USEC * 1000, dt);
@@ -644,7 +653,7 @@ void kc_sampler_start(void)
 	kc_stall_seen_us = atomic_long_read(&kc_stats.stall_us);
 	kc_stall_permille = 0;
 	kc_stall_thread_full = false;
-	kc_stall_held_restart(KC_STALL_THREAD_MAX_US);
+	kc_stall_restart_period();
 	kc_pace = KC_PACE_FULL;
 	kc_pace_fired_seen = kc_sampler_fired();
 	kc_pace_skips_seen = atomic_long_read(&kc_stats.skipped[KC_SKIP_HELD]);

@@ -331,6 +331,8 @@ static const struct knob knobs[] = {
 		"99999999999999999999999", "12abc", "1.5", " 7", "\n", NULL } },
 	{ "max_probes", "17", { "many", "-1", "0", "257", "4294967297",
 		"0x10", NULL } },
+	{ "stall_share_permille", "333", { "half", "-1", "0", "1001", "0.5",
+		"25%", NULL } },
 	{ "window_sleep_us", "1500", { "x", "-1", "0", "100001",
 		"18446744073709551616", NULL } },
 	{ "window_atomic_us", "50", { "x", "-1", "0", "1001", "1e3", NULL } },
