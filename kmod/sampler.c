@@ -393,12 +393,14 @@ static void kc_pace_adjust(void)
 
 	kc_pace_fired_seen = fired;
 	kc_pace_skips_seen = skips;
+	/* stats reads it */
 	if (wasted)
-		kc_pace = max_t(unsigned int, kc_pace * (n - wasted) / n,
-				KC_PACE_MIN);
+		WRITE_ONCE(kc_pace, max_t(unsigned int,
+					  kc_pace * (n - wasted) / n,
+					  KC_PACE_MIN));
 	else
-		kc_pace = min_t(unsigned int, kc_pace + KC_PACE_STEP,
-				KC_PACE_FULL);
+		WRITE_ONCE(kc_pace, min_t(unsigned int, kc_pace + KC_PACE_STEP,
+					  KC_PACE_FULL));
 }
 
 /* The stall share of the last periods, halved each period. */
@@ -654,7 +656,7 @@ void kc_sampler_start(void)
 	kc_stall_permille = 0;
 	kc_stall_thread_full = false;
 	kc_stall_restart_period();
-	kc_pace = KC_PACE_FULL;
+	WRITE_ONCE(kc_pace, KC_PACE_FULL);
 	kc_pace_fired_seen = kc_sampler_fired();
 	kc_pace_skips_seen = atomic_long_read(&kc_stats.skipped[KC_SKIP_HELD]);
 	/* the first breakpoint at once, not a period after enabling */
