@@ -141,8 +141,8 @@ static bool kc_stall_thread_full;	/* one thread had its share */
  * writes each, no sample (at 1000/s on the pipe benchmark, 258 of 673
  * fired). So arming settles near what the threads may be held for.
  * Halving the pace after every period the governor stopped the armer in
- * instead cost a third of the samples (pipe, 1000/s: 131 a second
- * against 194), for a slowdown within the noise.
+ * instead cost 30% of the samples (pipe, 1000/s, five rounds: 117 a
+ * second against 167), for a slowdown within the noise.
  */
 #define KC_PACE_FULL		1024
 #define KC_PACE_MIN		(KC_PACE_FULL / 64)
