@@ -252,8 +252,9 @@ int code_open_live(struct code_src *c, char *err, size_t len)
 	c->fd = open("/proc/kcore", O_RDONLY);
 	if (c->fd < 0) {
 		ret = -errno;
-		snprintf(err, len, "/proc/kcore: %s (live mode needs root and "
-			 "CONFIG_PROC_KCORE; or use --vmlinux)", strerror(errno));
+		snprintf(err, len,
+			 "/proc/kcore: %s (live mode needs root and CONFIG_PROC_KCORE; or use --vmlinux)",
+			 strerror(errno));
 		return ret;
 	}
 	elf = elf_begin(c->fd, ELF_C_READ, NULL);

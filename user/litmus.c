@@ -144,7 +144,8 @@ static int parse_insn(struct litmus *t, const char *text, struct lit_insn *in)
 		return -1;
 	token(s + 1, "", b, sizeof(b));
 	if (!strcmp(up, "MOV")) {
-		if ((in->loc = mem_operand(t, a)) >= 0) {
+		in->loc = mem_operand(t, a);
+		if (in->loc >= 0) {
 			in->op = LIT_STORE;
 			if (imm_operand(b, &in->val))
 				return 0;
@@ -163,7 +164,8 @@ static int parse_insn(struct litmus *t, const char *text, struct lit_insn *in)
 	}
 	if (!strcmp(up, "XCHG")) {
 		in->op = LIT_XCHG;
-		if ((in->loc = mem_operand(t, a)) >= 0)
+		in->loc = mem_operand(t, a);
+		if (in->loc >= 0)
 			return reg_operand(t, b, &in->reg) ? 0 : -1;
 		in->loc = mem_operand(t, b);
 		return in->loc >= 0 && reg_operand(t, a, &in->reg) ? 0 : -1;
@@ -336,11 +338,11 @@ int lit_parse(const char *text, struct litmus *t, char *err, size_t len)
 		} else if (st == THREADS) {
 			ret = parse_threads(t, s, err, len);
 			st = ROWS;
-		} else if (!strncmp(s, "exists", 6)) {
+		} else if (strncmp(s, "exists", 6)) {
+			ret = parse_row(t, s, lineno, err, len);
+		} else {
 			ret = parse_exists(t, s + 6, err, len);
 			break;
-		} else {
-			ret = parse_row(t, s, lineno, err, len);
 		}
 	}
 	if (!ret && !t->nterms)

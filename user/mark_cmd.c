@@ -201,8 +201,8 @@ static int mark_module(struct kc_marking *m, struct mark_ctx *c,
 		return ret;
 	}
 	if (ret == -ENODATA) {
-		kc_error("mark: %s.ko has no DWARF line info: build it with -g "
-			 "(CONFIG_DEBUG_INFO, or ccflags-y += -g)", name);
+		kc_error("mark: %s.ko has no DWARF line info: build it with -g (CONFIG_DEBUG_INFO, or ccflags-y += -g)",
+			 name);
 		return ret;
 	}
 	if (ret) {
@@ -310,7 +310,7 @@ static int targets_globs(struct glob_list *g)
 	if (!f)
 		return -errno;
 	while (!ret && fgets(line, sizeof(line), f)) {
-		sp = strpbrk(line, " \n");
+		sp = strpbrk(line, "\n ");
 		if (sp)
 			*sp = '\0';
 		if (!line[0] || line[0] == '-' || strchr(line, ':'))
