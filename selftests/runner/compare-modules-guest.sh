@@ -5,7 +5,9 @@
 # For each rate, three rounds of: the workload with no module, then with
 # A, again with none, then with B, each module loaded afresh on the same
 # 14 pipe/VFS functions and timed after COMPARE_WARMUP seconds (2) of
-# sampling the same workload.
+# sampling the same workload. COMPARE_SET_A and COMPARE_SET_B: sysfs
+# settings (NAME=VALUE ...) written after each load of A or B, so that one
+# module can be compared with itself under two settings.
 set -u
 a=$1 b=$2
 sys=/sys/kernel/kcollider
@@ -34,6 +36,14 @@ elapsed() {
 	echo "$(date +%s.%N) - $t0" | bc
 }
 
+apply_settings() {
+	local var=COMPARE_SET_${1^^} kv
+	for kv in ${!var:-}; do
+		echo "${kv#*=}" > "$sys/${kv%%=*}" ||
+			{ echo "compare-modules: cannot set $kv" >&2; return 1; }
+	done
+}
+
 workload
 for rate in ${COMPARE_RATES:-5 20 100 1000}; do
 	for round in $(seq "${COMPARE_ROUNDS:-3}"); do
@@ -42,6 +52,7 @@ for rate in ${COMPARE_RATES:-5 20 100 1000}; do
 			off=$(elapsed workload)
 			insmod "${!m}" || exit 1
 			echo "$rate" > $sys/sample_rate
+			apply_settings "$m" || exit 1
 			for f in $hot_funcs; do
 				echo "$f" > $sys/targets 2> /dev/null
 			done

@@ -9,7 +9,8 @@
 # on/off ratio (the slowdown); the raw lines go to
 # build/bench/compare-modules.txt. Environment as for check.sh (VM_IMAGE,
 # KREL, VM_CPUS); COMPARE_RATES, COMPARE_DD_COUNT, COMPARE_ROUNDS (3),
-# COMPARE_WARMUP (at least 2 s of sampling the workload before the timing).
+# COMPARE_WARMUP (at least 2 s of sampling the workload before the timing),
+# COMPARE_SET_A and COMPARE_SET_B (sysfs NAME=VALUE settings for A or B).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -28,6 +29,7 @@ VM_PIN_VCPUS=${VM_PIN_VCPUS:-1} "$top/selftests/runner/run-vm.sh" -o "$build/res
 	COMPARE_DD_COUNT="${COMPARE_DD_COUNT:-300000}" \
 	COMPARE_ROUNDS="${COMPARE_ROUNDS:-3}" \
 	COMPARE_WARMUP="${COMPARE_WARMUP:-2}" \
+	COMPARE_SET_A="${COMPARE_SET_A:-}" COMPARE_SET_B="${COMPARE_SET_B:-}" \
 	"$top/selftests/runner/compare-modules-guest.sh" "$a" "$b" > "$raw" ||
 	{ echo "compare-modules: the VM failed; see $raw" >&2; exit 1; }
 echo "A=$a"
