@@ -340,8 +340,12 @@ static void kc_arm_budget(unsigned int max)
 			kc_limit = KC_LIMIT_PATCHING;
 			return;
 		}
-		/* a thread's share filled by this round's breakpoints */
+		/*
+		 * A thread's share filled by this round's breakpoints: the
+		 * armer idles to the period's end, as when a round begins so.
+		 */
 		if (kc_stall_held_full()) {
+			kc_stall_thread_full = true;
 			kc_limit = KC_LIMIT_STALL;
 			return;
 		}
