@@ -15,12 +15,12 @@ hot_funcs="pipe_read pipe_write vfs_read vfs_write ksys_read ksys_write
 
 stat() { awk -v k="$1" '$1 == k { print $2 }' $sys/stats; }
 # the overhead table: issue 10's range of rates, rounds of alternated blocks
-rates="10 20 100 1000"
-rounds=5
+rates=${BENCH_RATES:-10 20 100 1000}
+rounds=${BENCH_ROUNDS:-5}
 # the default rate's row is held against 1.05x: rounds at 10 s spread
 # 0.90-1.12 around it (one unit's time 330-540 ms with nothing loaded),
 # so more of them
-default_rounds=9
+default_rounds=${BENCH_DEFAULT_ROUNDS:-9}
 block_s=10
 now() { date +%s.%N; }
 # Writer and reader pinned to two CPUs: left to the scheduler they share
@@ -92,10 +92,26 @@ block() {
 	echo "$(echo "1000 * ($t1 - $t0) / $n" | bc -l) $(echo "$t1 - $t0" | bc -l) $n"
 }
 
+# The rounds' ratios scatter widely under TCG on a small host (the same
+# module against itself at 20/s: 0.93-1.28 in five rounds): the interval
+# says whether a goal is met or missed beyond that noise.
+ci95() {
+	echo "$@" | tr ' ' '\n' | grep . | awk '
+	BEGIN { split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 2.201 2.179 2.160 2.145 2.131 2.120 2.110 2.101 2.093 2.086", t, " ") }
+	{ x[++n] = $1; s += $1 }
+	END {
+		if (n < 2) { print "-"; exit }
+		m = s / n
+		for (i = 1; i <= n; i++) v += (x[i] - m) ^ 2
+		h = (n - 1 <= 20 ? t[n - 1] : 2.0) * sqrt(v / (n - 1) / n)
+		printf "%.2f-%.2f\n", m - h, m + h
+	}'
+}
 echo "## sampling rate, overhead (workload: dd bs=64 x 50000 | cat, back to back)"
 echo "## per rate $rounds rounds ($default_rounds at the default rate) of ${block_s} s off then ${block_s} s on"
 echo "## slowdown: mean unit time on / off over all the rounds (rounds: the range of the rounds' own ratios)"
 echo "## goal: slowdown - 1 <= 1.5 x budget + 0.02 (issue 10)"
+echo "## ci95: 95% interval of the mean of the rounds' ratios (Student's t): a goal inside it is not told apart from the noise"
 load
 # issue 10: the default rate's slowdown on this workload at most 1.05x
 default_rate=$(cat $sys/sample_rate)
@@ -136,9 +152,9 @@ writes() {
 	echo $(( $(stat patches_direct) + $(stat patches_kprobes) +
 		 $(stat probes_scrubbed) ))
 }
-printf "%-6s %8s %9s %9s %7s %11s %8s %8s %9s %9s %7s %5s %8s %13s  %s\n" \
+printf "%-6s %8s %9s %9s %7s %11s %8s %8s %9s %9s %11s %7s %5s %8s %13s  %s\n" \
 	rate fired/s samples/s window_ms budget traps/sample off_ms on_ms \
-	slowdown rounds goal met cpu_ms/s writes/sample short_by
+	slowdown rounds ci95 goal met cpu_ms/s writes/sample short_by
 for rate in $rates; do
 	echo $rate > $sys/sample_rate
 	ratios="" ton=0 toff=0 non=0 noff=0 cpu=0
@@ -173,23 +189,25 @@ for rate in $rates; do
 	slowdown=$(echo "$on_ms / $off_ms" | bc -l)
 	spread=$(echo $ratios | tr ' ' '\n' | grep . | sort -g |
 		 sed -n '1p;$p' | xargs printf '%.2f-%.2f')
-	[ "$rate" = "$default_rate" ] && default_slowdown=$slowdown
+	ci=$(ci95 $ratios)
+	[ "$rate" = "$default_rate" ] && default_slowdown=$slowdown &&
+		default_ci=$ci
 	goal=$(echo "1 + 1.5 * $budget + 0.02" | bc -l)
 	met=no
 	[ "$(echo "$slowdown <= $goal" | bc -l)" = 1 ] && met=yes
-	printf "%-6s %8.1f %9.1f %9.3f %7.3f %11.1f %8.1f %8.1f %8.3fx %9s %6.3fx %5s %8.1f %13.2f  %s\n" \
+	printf "%-6s %8.1f %9.1f %9.3f %7.3f %11.1f %8.1f %8.1f %8.3fx %9s %11s %6.3fx %5s %8.1f %13.2f  %s\n" \
 		$rate "$(echo "$fired / $ton" | bc -l)" \
 		"$(echo "$samples / $ton" | bc -l)" "$win" "$budget" \
 		"$(echo "$hits / ($fired + 0.000001)" | bc -l)" \
-		"$off_ms" "$on_ms" "$slowdown" "$spread" \
+		"$off_ms" "$on_ms" "$slowdown" "$spread" "$ci" \
 		"$goal" $met "$(echo "$cpu / 1000000 / $ton" | bc -l)" \
 		"$(echo "($(writes) - $x0) / ($fired + 0.000001)" | bc -l)" \
 		"$(lost_why "$l0" "$(lost)" "$ton")"
 done
 met=no
 [ "$(echo "$default_slowdown <= 1.05" | bc -l)" = 1 ] && met=yes
-printf "default sample_rate %s/s: slowdown %.3fx, goal 1.050x, met %s\n" \
-	"$default_rate" "$default_slowdown" $met
+printf "default sample_rate %s/s: slowdown %.3fx (ci95 %s), goal 1.050x, met %s\n" \
+	"$default_rate" "$default_slowdown" "$default_ci" $met
 grep -E "^(armed_expired|arms|register_us_mean|enable_us_mean|retire_us_mean|spent_wait_us_mean|spent_life_us_mean|probes_repoked|probes_mismatched|patches_direct|patches_kprobes|hits_stale|retire_settles) " \
 	$sys/stats | tr '\n' ' '
 echo
