@@ -10,6 +10,8 @@
 #
 # usage: bench-detect.sh [SCENARIO...]
 # environment: DETECT_TRIALS (10), DETECT_BUDGET (20), DETECT_NSECS (60),
+#              DETECT_TARGET (funcs: each scenario's own functions;
+#              module: every function of kc_planted, as a user would),
 #              VM_IMAGE, KREL, VM_CPUS (4) - as make check uses them;
 #              KC_MODULE, KC_PLANTED: other builds of the two modules.
 set -uo pipefail
@@ -38,6 +40,7 @@ mkdir -p "$results" "$build/bench"
 "$top/selftests/runner/run-vm.sh" -o "$results" -k "${VM_IMAGE:-}" \
 	-r "${KREL:-}" -c "${VM_CPUS:-4}" -t "${VM_TIMEOUT:-2400}" -- \
 	env KC_MODULE="$module" KC_PLANTED="$planted" \
+	DETECT_TARGET="${DETECT_TARGET:-funcs}" \
 	"$top/selftests/runner/detect-guest.sh" /run/kc/results/detect.csv \
 	"$trials" "$budget" "$nsecs" "$@"
 status=$?
@@ -51,7 +54,7 @@ kernel=$(cat "$results/kernel" 2> /dev/null || echo "${KREL:-?}")
 
 # One row per scenario: R as detected/trials and median seconds to the
 # first report (over the detected trials), N as reports over the run.
-awk -F, -v kernel="$kernel" -v cpus="${VM_CPUS:-4}" -v budget="$budget" '
+awk -F, -v kernel="$kernel" -v cpus="${VM_CPUS:-4}" -v budget="$budget" -v target="${DETECT_TARGET:-funcs}" '
 NR == 1 { next }
 {
 	if (!($1 in kind)) order[n++] = $1
@@ -72,7 +75,7 @@ function median(s, k,   i, j, x, a) {
 	return k % 2 ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2
 }
 END {
-	printf "detection rate, kernel %s, %s vCPUs (QEMU TCG), default settings\n", kernel, cpus
+	printf "detection rate, kernel %s, %s vCPUs (QEMU TCG), default settings, targets: %s\n", kernel, cpus, target
 	printf "%-9s %-22s %-24s %s\n", "scenario", "detected", "median s to 1st report", "samples"
 	for (i = 0; i < n; i++) {
 		s = order[i]

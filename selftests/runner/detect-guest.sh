@@ -95,6 +95,7 @@ start_detector() {
 	# what the source marks, as a user following the README would
 	"$kc_cli" mark -M "$(dirname "$KC_PLANTED")" kc_planted > /dev/null || return 1
 	for f in ${funcs[$sc]}; do spec="$spec${spec:+,}kc_planted:$f"; done
+	[ "${DETECT_TARGET:-funcs}" = module ] && spec=module:kc_planted
 	echo "$spec" > "$sysfs/targets" || return 1
 	# N5's %gs-relative increment is sampled only with sample_percpu
 	[ "$sc" = n5 ] && echo 1 > "$sysfs/sample_percpu"
