@@ -16,6 +16,7 @@
  *   report.c     report records, dedup, printing, the debugfs record log
  *   debugfs.c    /sys/kernel/debug/kcollider/{control,reports}
  *   sysfs.c      /sys/kernel/kcollider/ knobs and stats
+ *   params.c     module parameters: the same knobs, set at load time
  */
 #ifndef KMOD_KCOLLIDER_H
 #define KMOD_KCOLLIDER_H
@@ -241,6 +242,11 @@ bool kc_is_enabled(void);
 /* sysfs.c */
 int kc_sysfs_init(void);
 void kc_sysfs_exit(void);
+int kc_sysfs_store_setting(const char *name, const char *val);
+int kc_sysfs_show_setting(const char *name, char *buf);
+
+/* params.c */
+int kc_params_apply(void);
 
 /* targets.c */
 int kc_targets_init(const char *initial);

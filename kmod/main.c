@@ -94,11 +94,17 @@ static int __init kcollider_init(void)
 	ret = kc_sysfs_init();
 	if (ret)
 		goto err_targets;
+	ret = kc_params_apply();
+	if (ret)
+		goto err_sysfs;
 	kc_debugfs_init();
 	pr_info("version %s loaded, %u watch slots\n", KCOLLIDER_VERSION,
 		watch_slots);
 	return 0;
 
+err_sysfs:
+	kc_sysfs_exit();
+	kc_set_enabled(false);
 err_targets:
 	kc_targets_exit();
 err_sites:

@@ -9,6 +9,7 @@
  */
 #include <linux/kobject.h>
 #include <linux/mutex.h>
+#include <linux/string.h>
 #include <linux/sysfs.h>
 
 #include <kcollider/parse.h>
@@ -313,6 +314,37 @@ static struct attribute *kc_attrs[] = {
 static const struct attribute_group kc_attr_group = {
 	.attrs = kc_attrs,
 };
+
+static struct kobj_attribute *kc_attr_named(const char *name)
+{
+	struct attribute **a;
+
+	for (a = kc_attrs; *a; a++)
+		if (!strcmp((*a)->name, name))
+			return container_of(*a, struct kobj_attribute, attr);
+	return NULL;
+}
+
+/* A module parameter's value, through the attribute's own parser. */
+int kc_sysfs_store_setting(const char *name, const char *val)
+{
+	struct kobj_attribute *attr = kc_attr_named(name);
+	ssize_t ret;
+
+	if (!attr || !attr->store)
+		return -ENOENT;
+	ret = attr->store(kc_kobj, attr, val, strlen(val));
+	return ret < 0 ? ret : 0;
+}
+
+int kc_sysfs_show_setting(const char *name, char *buf)
+{
+	struct kobj_attribute *attr = kc_attr_named(name);
+
+	if (!attr || !attr->show)
+		return -ENOENT;
+	return attr->show(kc_kobj, attr, buf);
+}
 
 int kc_sysfs_init(void)
 {
