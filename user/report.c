@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kcollider report { list | group } [OPTIONS] [FILE | -]
+ * kcollider report { list | group } [OPTIONS] [FILE | DIR | -]...
  *
- * Lists the race reports of a log, or groups them by title (the function
- * pair, which is what syzbot deduplicates on). Malformed and truncated
- * reports are listed with what could be read and the line that broke them.
+ * Lists the race reports of logs, or groups them by title (the function
+ * pair, which is what syzbot deduplicates on) and says in how many of the
+ * logs each was seen: given a farm's console logs, on how many machines.
+ * Malformed and truncated reports are listed with what could be read and
+ * the line that broke them.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,6 +16,7 @@
 
 #include "btf.h"
 #include "input.h"
+#include "logs.h"
 #include "main.h"
 #include "marking.h"
 #include "report_out.h"
@@ -43,12 +46,21 @@ static const char * const kind_names[] = {
 	[KIND_MARKED] = "marked",
 };
 
+/* How many of a group's reports one log had. */
+struct log_count {
+	size_t log;
+	unsigned long count;
+};
+
 struct group {
 	char title[2 * KC_VAL_LEN];
 	char tool[16];
 	unsigned long count, bad;
-	int first_line, last_line;
+	int first_line, last_line;	/* in first_log and last_log */
+	size_t first_log, last_log;
 	enum race_kind kind;	/* the worst of its reports */
+	struct log_count *per_log;	/* in the order the logs were read */
+	size_t nlogs, cap;
 };
 
 static bool acc_writes(enum kc_acc_type t)
@@ -90,18 +102,25 @@ struct report_ctx {
 	unsigned long n;
 	struct group *groups;
 	size_t ngroups, cap;
+	const struct kc_logs *logs;
+	size_t log;		/* the one being read */
 };
 
 static void report_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: %s report [list | group] [OPTIONS] [FILE | -]\n"
+		"Usage: %s report [list | group] [OPTIONS] [FILE | DIR | -]...\n"
 		"\n"
 		"Read race reports in KCSAN's layout (kcollider's and KCSAN's own)\n"
 		"and list them one by one (list, the default) or grouped by title,\n"
 		"the pair of racing functions (group). A malformed or truncated\n"
 		"report is listed with its status and the line number that broke it,\n"
 		"and a warning goes to stderr.\n"
+		"\n"
+		"Several logs (a farm's console logs, one per machine) are read in\n"
+		"turn; a DIR stands for every regular file below it, in name order.\n"
+		"\"group\" then says in how many logs each race was seen, and ranks\n"
+		"races of the same kind by that first.\n"
 		"\n"
 		"OPTIONS:\n"
 		KC_COMMON_USAGE
@@ -148,6 +167,27 @@ static void normalize_title(const char *in, char *out, size_t len)
 		out[o++] = *in++;
 	}
 	out[o] = '\0';
+}
+
+/* One more report of @g, in the log being read. */
+static int count_in_log(struct report_ctx *c, struct group *g)
+{
+	if (!g->nlogs || g->per_log[g->nlogs - 1].log != c->log) {
+		if (g->nlogs == g->cap) {
+			size_t cap = g->cap ? 2 * g->cap : 4;
+			struct log_count *p = realloc(g->per_log,
+						      cap * sizeof(*p));
+
+			if (!p)
+				return -1;
+			g->per_log = p;
+			g->cap = cap;
+		}
+		g->per_log[g->nlogs].log = c->log;
+		g->per_log[g->nlogs++].count = 0;
+	}
+	g->per_log[g->nlogs - 1].count++;
+	return 0;
 }
 
 static struct group *find_group(struct report_ctx *c, const char *title)
@@ -335,6 +375,13 @@ static void marking_json(struct json *j, const struct kc_report *r,
 	json_obj_end(j);
 }
 
+static const char *log_name(const struct report_ctx *c, size_t log)
+{
+	const char *path = c->logs->paths[log];
+
+	return strcmp(path, "-") ? path : "stdin";
+}
+
 static int on_report(const struct kc_report *r, void *data)
 {
 	struct report_ctx *c = data;
@@ -369,6 +416,7 @@ static int on_report(const struct kc_report *r, void *data)
 		return -1;
 	if (!g->count) {
 		g->first_line = r->first_line;
+		g->first_log = c->log;
 		g->kind = race_kind(r, &pm);
 	}
 	if (race_kind(r, &pm) < g->kind)
@@ -377,7 +425,8 @@ static int on_report(const struct kc_report *r, void *data)
 	g->count++;
 	g->bad += r->status != KC_REP_OK;
 	g->last_line = r->first_line;
-	return 0;
+	g->last_log = c->log;
+	return count_in_log(c, g);
 }
 
 static int cmp_groups(const void *a, const void *b)
@@ -386,39 +435,69 @@ static int cmp_groups(const void *a, const void *b)
 
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
+	if (x->nlogs != y->nlogs)
+		return x->nlogs < y->nlogs ? 1 : -1;
 	if (x->count != y->count)
 		return x->count < y->count ? 1 : -1;
 	return strcmp(x->title, y->title);
 }
 
-static void print_groups(struct report_ctx *c)
+static void group_text(const struct report_ctx *c, const struct group *g)
+{
+	if (c->logs->n == 1) {
+		printf("%6lu  %-14s  %s: %s  (lines %d..%d%s)\n",
+		       g->count, kind_names[g->kind], g->tool, g->title,
+		       g->first_line, g->last_line,
+		       g->bad ? ", some malformed" : "");
+		return;
+	}
+	printf("%6lu  %-14s  %s: %s  (in %zu of %zu logs; first %s:%d%s)\n",
+	       g->count, kind_names[g->kind], g->tool, g->title, g->nlogs,
+	       c->logs->n, log_name(c, g->first_log), g->first_line,
+	       g->bad ? "; some malformed" : "");
+}
+
+static void group_json(const struct report_ctx *c, const struct group *g)
 {
 	struct json j;
+	size_t i;
+
+	json_init(&j, stdout);
+	json_obj_begin(&j, NULL);
+	json_str(&j, "title", g->title);
+	json_str(&j, "tool", g->tool);
+	json_int(&j, "count", g->count);
+	json_int(&j, "bad", g->bad);
+	json_str(&j, "first_log", log_name(c, g->first_log));
+	json_int(&j, "first_line", g->first_line);
+	json_str(&j, "last_log", log_name(c, g->last_log));
+	json_int(&j, "last_line", g->last_line);
+	json_int(&j, "logs_seen", g->nlogs);
+	json_int(&j, "logs_read", c->logs->n);
+	json_arr_begin(&j, "per_log");
+	for (i = 0; i < g->nlogs; i++) {
+		json_obj_begin(&j, NULL);
+		json_str(&j, "log", log_name(c, g->per_log[i].log));
+		json_int(&j, "count", g->per_log[i].count);
+		json_obj_end(&j);
+	}
+	json_arr_end(&j);
+	json_str(&j, "kind", kind_names[g->kind]);
+	json_obj_end(&j);
+	json_line_end(&j);
+}
+
+static void print_groups(struct report_ctx *c)
+{
 	size_t i;
 
 	if (c->ngroups)	/* groups is NULL then: qsort() must not see it */
 		qsort(c->groups, c->ngroups, sizeof(*c->groups), cmp_groups);
 	for (i = 0; i < c->ngroups; i++) {
-		struct group *g = &c->groups[i];
-
-		if (!json_output) {
-			printf("%6lu  %-14s  %s: %s  (lines %d..%d%s)\n",
-			       g->count, kind_names[g->kind], g->tool,
-			       g->title, g->first_line, g->last_line,
-			       g->bad ? ", some malformed" : "");
-			continue;
-		}
-		json_init(&j, stdout);
-		json_obj_begin(&j, NULL);
-		json_str(&j, "title", g->title);
-		json_str(&j, "tool", g->tool);
-		json_int(&j, "count", g->count);
-		json_int(&j, "bad", g->bad);
-		json_int(&j, "first_line", g->first_line);
-		json_int(&j, "last_line", g->last_line);
-		json_str(&j, "kind", kind_names[g->kind]);
-		json_obj_end(&j);
-		json_line_end(&j);
+		if (json_output)
+			group_json(c, &c->groups[i]);
+		else
+			group_text(c, &c->groups[i]);
 	}
 }
 
@@ -450,9 +529,70 @@ static int add_marking_source(struct report_ctx *c, int opt, const char *arg)
 
 static void report_ctx_free(struct report_ctx *c)
 {
+	size_t i;
+
 	kc_btf_free(c->btf);
 	kc_marking_free(c->marking);
+	for (i = 0; i < c->ngroups; i++)
+		free(c->groups[i].per_log);
 	free(c->groups);
+}
+
+/* Every log in turn; the first that cannot be read ends it. */
+static int read_logs(struct report_ctx *c, struct kc_input *in,
+		     unsigned long *n, unsigned long *bad)
+{
+	unsigned long ln, lbad;
+	int ret;
+
+	for (c->log = 0; c->log < c->logs->n; c->log++) {
+		in->path = c->logs->paths[c->log];
+		ln = lbad = 0;
+		ret = kc_input_parse(in, on_report, c, &ln, &lbad);
+		*n += ln;
+		*bad += lbad;
+		if (ret) {
+			kc_input_error("report", in, ret);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* The FILE, DIR and - arguments; live sources take none. */
+static int collect_logs(struct kc_logs *logs, const struct kc_input *in,
+			int argc, char **argv)
+{
+	int ret;
+
+	if (in->kind != KC_IN_FILE) {
+		if (optind < argc) {
+			kc_error("report: %s: no FILE with --kmsg or --debugfs",
+				 argv[optind]);
+			return -EINVAL;
+		}
+		return kc_logs_add(logs, "-");	/* a place for its name */
+	}
+	if (optind == argc)
+		return kc_logs_add(logs, "-");
+	if (in->follow && argc - optind > 1) {
+		kc_error("report: --follow reads one log");
+		return -EINVAL;
+	}
+	for (; optind < argc; optind++) {
+		ret = kc_logs_add(logs, argv[optind]);
+		if (ret == -ENODATA) {
+			kc_error("report: %s: no log file in this directory",
+				 logs->bad);
+			return ret;
+		}
+		if (ret) {
+			kc_error("report: %s: %s", logs->bad ?: argv[optind],
+				 strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
 }
 
 int do_report(int argc, char **argv)
@@ -468,6 +608,7 @@ int do_report(int argc, char **argv)
 	};
 	struct kc_input in = { .kind = KC_IN_FILE, .path = "-" };
 	struct report_ctx c = { 0 };
+	struct kc_logs logs = { 0 };
 	unsigned long n = 0, bad = 0;
 	int opt, ret, status = KC_EXIT_FAIL;
 
@@ -498,31 +639,35 @@ int do_report(int argc, char **argv)
 			goto usage;
 		}
 	}
-	if (optind < argc)
-		in.path = argv[optind++];
-	if (optind < argc)
-		goto usage;
+	ret = collect_logs(&logs, &in, argc, argv);
+	if (ret) {
+		status = ret == -EINVAL ? KC_EXIT_USAGE : KC_EXIT_FAIL;
+		goto out;
+	}
+	c.logs = &logs;
 	/* Live sources: the running kernel's BTF, when it has one. */
 	if (!c.btf && in.kind != KC_IN_FILE && !access(KC_SYS_BTF, R_OK))
 		kc_btf_add(&c.btf, KC_SYS_BTF);
 	/* Without -M/-V: the release's debug files, when installed. */
 	if (!c.marking)
 		c.marking = kc_marking_new();
-	ret = kc_input_parse(&in, on_report, &c, &n, &bad);
-	if (ret) {
-		kc_input_error("report", &in, ret);
+	if (read_logs(&c, &in, &n, &bad))
 		goto out;
-	}
 	if (c.group)
 		print_groups(&c);
-	if (!json_output)
+	if (!json_output && logs.n > 1)
+		printf("# %lu reports in %zu logs, %lu malformed or truncated\n",
+		       n, logs.n, bad);
+	else if (!json_output)
 		printf("# %lu reports, %lu malformed or truncated\n", n, bad);
 	status = KC_EXIT_OK;
 out:
 	report_ctx_free(&c);
+	kc_logs_free(&logs);
 	return status;
 usage:
 	report_usage(stderr);
 	report_ctx_free(&c);
+	kc_logs_free(&logs);
 	return KC_EXIT_USAGE;
 }

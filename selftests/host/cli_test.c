@@ -122,6 +122,49 @@ TEST(report_group)
 	EXPECT_NE(NULL, strstr(out, "\"kind\":\"unknown-origin\"}")) TH_LOG("%s", out);
 }
 
+/*
+ * A farm's console logs, one per machine: how many machines saw each race
+ * ranks it before how often it was printed.
+ */
+TEST(report_group_over_many_logs)
+{
+	static const char farm[] =
+		"d=$(mktemp -d) && mkdir $d/vm1 $d/vm2 $d/vm3 $d/vm4 && "
+		"cat " FX "/reports/kcsan_dmesg.log " FX "/reports/kcsan_dmesg.log "
+		FX "/reports/kcsan_dmesg.log > $d/vm1/console.log && "
+		"sed 's/test_kernel_/other_kernel_/g' " FX "/reports/kcsan_dmesg.log "
+		"> $d/vm2/console.log && cp $d/vm2/console.log $d/vm3/console.log && "
+		"echo 'no race here' > $d/vm4/console.log && cd $d && ";
+	char cmd[2048];
+	const char *p, *q;
+
+	snprintf(cmd, sizeof(cmd), "%s" KC " --json report group . ; r=$?; "
+		 "rm -r $d; exit $r", farm);
+	ASSERT_EQ(0, run(cmd, out, sizeof(out)));
+	ASSERT_EQ(4, count_lines(out)) TH_LOG("%s", out);
+	p = strstr(out, "\"title\":\"other_kernel_read / other_kernel_write\"");
+	q = strstr(out, "\"title\":\"test_kernel_read / test_kernel_write\"");
+	ASSERT_NE(NULL, p) TH_LOG("%s", out);
+	ASSERT_NE(NULL, q) TH_LOG("%s", out);
+	/* two machines, 4 reports, before one machine's 6 */
+	EXPECT_LT(p, q) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(p, "\"count\":4,")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(p, "\"logs_seen\":2,\"logs_read\":4,"
+			       "\"per_log\":[{\"log\":\"./vm2/console.log\",\"count\":2},"
+			       "{\"log\":\"./vm3/console.log\",\"count\":2}]"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(q, "\"count\":6,")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(q, "\"logs_seen\":1,")) TH_LOG("%s", out);
+	/* the text says it in words; files and directories mix */
+	snprintf(cmd, sizeof(cmd), "%s" KC " report group vm1 vm2/console.log vm3 vm4; "
+		 "r=$?; rm -r $d; exit $r", farm);
+	ASSERT_EQ(0, run(cmd, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "other_kernel_read / other_kernel_write  "
+			       "(in 2 of 4 logs; first vm2/console.log:3)")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# 15 reports in 4 logs, 0 malformed or truncated"))
+		TH_LOG("%s", out);
+}
+
 TEST(litmus_command)
 {
 	ASSERT_EQ(0, run(KC " --json litmus " FX "/litmus/SB.litmus " FX "/litmus/MP.litmus",
@@ -281,8 +324,14 @@ TEST(help_everywhere)
 
 TEST(errors_name_the_file_and_cause)
 {
-	EXPECT_EQ(1, run(KC " report /tmp 2>&1", out, sizeof(out)));
-	EXPECT_STREQ("kcollider: report: /tmp: Is a directory\n", out);
+	EXPECT_EQ(1, run("d=$(mktemp -d) && " KC " report $d > $d.out 2>&1; r=$?; "
+			 "sed \"s|$d|DIR|\" $d.out; rm $d.out; rmdir $d; exit $r",
+			 out, sizeof(out)));
+	EXPECT_STREQ("kcollider: report: DIR: no log file in this directory\n", out);
+	EXPECT_EQ(1, run(KC " report /nonexistent 2>&1", out, sizeof(out)));
+	EXPECT_STREQ("kcollider: report: /nonexistent: No such file or directory\n", out);
+	EXPECT_EQ(2, run(KC " report -K " FX "/reports/bad.log 2>&1", out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "no FILE with --kmsg")) TH_LOG("%s", out);
 	/* The input is checked before the code: no kcore complaint first. */
 	EXPECT_EQ(1, run(KC " tso /nonexistent 2>&1", out, sizeof(out)));
 	EXPECT_STREQ("kcollider: tso: /nonexistent: No such file or directory\n", out);

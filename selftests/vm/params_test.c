@@ -120,7 +120,7 @@ TEST_F(params, every_writable_setting_is_a_parameter)
 		snprintf(path, sizeof(path), KCOLLIDER_SYSFS_DIR "/%s",
 			 d->d_name);
 		if (d->d_name[0] == '.' || stat(path, &st) ||
-		    !(st.st_mode & S_IWUSR) || named_in(d->d_name, not_params))
+		    !(st.st_mode & 0200) || named_in(d->d_name, not_params))
 			continue;
 		snprintf(path, sizeof(path), KC_PARAMS_DIR "/%s", d->d_name);
 		EXPECT_TRUE(kc_path_exists(path))
