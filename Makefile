@@ -61,7 +61,7 @@ export KDIR FLAVOUR VM_CPUS BUILD KERNEL
 
 .PHONY: all kmod user selftests deps check run clean checkpatch sparse kdir-check bench soak \
 	bench-detect after-deps-check after-deps-run after-deps-bench print-kdir print-krel \
-	install uninstall dkms-src dkms-install hunt after-deps-hunt fuzz after-deps-fuzz \
+	install uninstall dkms-src dkms-install deb hunt after-deps-hunt fuzz after-deps-fuzz \
 	bench-kcsan after-deps-bench-kcsan
 
 all: kmod user
@@ -203,6 +203,10 @@ dkms-src:
 	install -m 0644 kmod/Kbuild kmod/*.[chS] $(DKMS_SRC)/kmod/
 	install -m 0644 lib/*.[ch] $(DKMS_SRC)/lib/
 	install -m 0644 include/kcollider/*.h $(DKMS_SRC)/include/kcollider/
+
+# Debian packages: build/deb/kcollider-dkms_*.deb and kcollider_*.deb.
+deb: deps
+	@scripts/deb.sh
 
 dkms-install: dkms-src
 	@command -v $(DKMS) >/dev/null || { echo "kcollider: $(DKMS) not found: apt-get install dkms" >&2; exit 1; }

@@ -40,6 +40,8 @@ pkgs=(
 	groff-base
 	# static checking of kmod/
 	sparse
+	# make deb, and the test VM installing its packages (DKMS builds there)
+	debhelper dh-dkms dpkg-dev fakeroot lintian dkms
 	${extra[@]+"${extra[@]}"}
 )
 

@@ -43,6 +43,12 @@ mkdir -p "$results/host" "$results/vm"
 host_env=(env)
 [ "${KC_SPLAT_SCAN:-0}" = 1 ] && host_env=(env -u KERNEL -u KREL)
 
+# The Debian packages of make deb: deb_test checks them on the host and
+# deb_install_test installs them in the VM. When they cannot be built both
+# fail for want of them, and build/deb/build.log says why.
+"$top/scripts/deb.sh" > "$results/host/deb.log" 2>&1 ||
+	{ tail -n 40 "$results/host/deb.log" >&2; echo "# host: make deb failed" >&2; }
+
 echo "# ==== host unit tests ===="
 group_pass=0 group_fail=0 group_skip=0
 for t in "$build"/host/*_test; do

@@ -17,8 +17,19 @@ for t in "$@"; do
 	echo "kc-suite: begin $t" > /dev/kmsg 2> /dev/null
 	# tmpfs first: the 9p results share is not where forked test
 	# children should interleave their writes
+	# a test still running after KC_DUMP_AFTER seconds is stuck: every
+	# task's stack goes to the console before the host's timeout ends it
+	(
+		sleep "${KC_DUMP_AFTER:-900}"
+		echo "kc-suite: $t runs for ${KC_DUMP_AFTER:-900} s: tasks follow" > /dev/kmsg
+		echo 1 > /proc/sys/kernel/sysrq
+		echo w > /proc/sysrq-trigger
+		echo t > /proc/sysrq-trigger
+	) &
+	dumper=$!
 	"$build/vm/$t" > "$TMPDIR/$t.ktap" 2>&1
 	echo $? > "$KC_RESULTS/$t.rc"
+	kill "$dumper" 2> /dev/null
 	cp "$TMPDIR/$t.ktap" "$KC_RESULTS/$t.ktap"
 	cat "$KC_RESULTS/$t.ktap"
 done

@@ -26,44 +26,6 @@
 #define FARM_OPTIONS	"targets=module:kc_planted sample_rate=200 " \
 			"enabled=1 report_style=kcsan"
 
-/* The kernel log from now on: /dev/kmsg, positioned at its end. */
-static int kmsg_from_now(void)
-{
-	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd >= 0)
-		lseek(fd, 0, SEEK_END);
-	return fd;
-}
-
-/* Every record since, as the console printed its text: one per line. */
-static char *kmsg_text(int fd)
-{
-	size_t cap = 1 << 20, len = 0;
-	char rec[8192], *out = calloc(1, cap), *text;
-	ssize_t n;
-
-	if (!out)
-		return NULL;
-	for (;;) {
-		n = read(fd, rec, sizeof(rec) - 1);
-		if (n < 0 && errno == EPIPE)	/* overwritten: go on */
-			continue;
-		if (n <= 0)
-			break;
-		rec[n] = '\0';
-		text = strchr(rec, ';');
-		if (!text)
-			continue;
-		text++;
-		text[strcspn(text, "\n")] = '\0';
-		if (len + strlen(text) + 2 > cap)
-			break;
-		len += sprintf(out + len, "%s\n", text);
-	}
-	return out;
-}
-
 /* The two files and the module, then the boot's module loader. */
 static int boot_load(const char *options)
 {
@@ -115,7 +77,7 @@ TEST_F_TIMEOUT(farm, configuration_files_alone_start_sampling, 150)
 	char buf[4096];
 	struct syz_crash c;
 	int crashes = 0, two_sided = 0;
-	int kmsg = kmsg_from_now();
+	int kmsg = kc_kmsg_from_now();
 	char *log;
 	const char *p;
 
@@ -134,7 +96,7 @@ TEST_F_TIMEOUT(farm, configuration_files_alone_start_sampling, 150)
 				     60))
 		TH_LOG("%.2000s", read_reports());
 	/* the console's text, as the farm reads it */
-	log = kmsg_text(kmsg);
+	log = kc_kmsg_text(kmsg);
 	close(kmsg);
 	ASSERT_NE(NULL, log);
 	for (p = log; syz_parse(p, &c); p = c.at + strcspn(c.at, "\n")) {

@@ -6,7 +6,6 @@
  * parameter in the kernel log, and leaves nothing loaded.
  */
 #include <dirent.h>
-#include <sys/klog.h>
 #include <sys/stat.h>
 
 #include "kselftest_harness.h"
@@ -52,36 +51,6 @@ static int read_param(const char *name, char *buf, size_t size)
 
 	snprintf(path, sizeof(path), KC_PARAMS_DIR "/%s", name);
 	return kc_read_file(path, buf, size);
-}
-
-/* The kernel log since @from (a length klogctl returned before). */
-static char *klog_since(int from)
-{
-	int size = klogctl(10, NULL, 0);	/* SYSLOG_ACTION_SIZE_BUFFER */
-	char *buf;
-	int len;
-
-	if (size <= 0)
-		return NULL;
-	buf = calloc(1, size + 1);
-	if (!buf)
-		return NULL;
-	len = klogctl(3, buf, size);		/* SYSLOG_ACTION_READ_ALL */
-	if (len < 0)
-		len = 0;
-	buf[len] = '\0';
-	if (from > 0 && from < len)
-		memmove(buf, buf + from, len - from + 1);
-	return buf;
-}
-
-static int klog_len(void)
-{
-	char *buf = klog_since(0);
-	int len = buf ? strlen(buf) : 0;
-
-	free(buf);
-	return len;
 }
 
 FIXTURE(params) {
@@ -195,7 +164,7 @@ TEST_F(params, bad_value_fails_the_load_and_names_the_parameter)
 		"window_sleep_us=1x", NULL,
 	};
 	char name[64], quoted[64], *log;
-	int i, from;
+	int i, kmsg;
 
 	for (i = 0; bad[i]; i++) {
 		/* ours says NAME=VALUE; the kernel's own, `NAME' */
@@ -203,7 +172,8 @@ TEST_F(params, bad_value_fails_the_load_and_names_the_parameter)
 			 bad[i]);
 		snprintf(quoted, sizeof(quoted), "`%.*s'",
 			 (int)strcspn(bad[i], "="), bad[i]);
-		from = klog_len();
+		kmsg = kc_kmsg_from_now();
+		ASSERT_LE(0, kmsg);
 		errno = 0;
 		EXPECT_NE(0, kc_load_module(kc_module_path(), bad[i]))
 			TH_LOG("%s loaded", bad[i]);
@@ -212,7 +182,8 @@ TEST_F(params, bad_value_fails_the_load_and_names_the_parameter)
 			TH_LOG("%s left the module loaded", bad[i]);
 			kc_unload_module("kcollider");
 		}
-		log = klog_since(from);
+		log = kc_kmsg_text(kmsg);
+		close(kmsg);
 		ASSERT_NE(NULL, log);
 		EXPECT_TRUE(strstr(log, name) || strstr(log, quoted))
 			TH_LOG("%s: no message naming it in\n%s", bad[i], log);

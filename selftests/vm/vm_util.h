@@ -193,6 +193,47 @@ static inline int kc_run(const char *cmd, char *out, size_t len)
 
 #include <stdarg.h>
 
+/* The kernel log from now on: /dev/kmsg, positioned at its end. */
+static inline int kc_kmsg_from_now(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+/*
+ * Every record logged since kc_kmsg_from_now() gave @fd, one per line as
+ * the console printed it (allocated; NULL if out of memory).
+ */
+static inline char *kc_kmsg_text(int fd)
+{
+	size_t cap = 1 << 20, len = 0;
+	char rec[8192], *out = calloc(1, cap), *text;
+	ssize_t n;
+
+	if (!out)
+		return NULL;
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)	/* overwritten: go on */
+			continue;
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		text = strchr(rec, ';');
+		if (!text)
+			continue;
+		text++;
+		text[strcspn(text, "\n")] = '\0';
+		if (len + strlen(text) + 2 > cap)
+			break;
+		len += sprintf(out + len, "%s\n", text);
+	}
+	return out;
+}
+
 /* Reads a whole file (up to @size - 1 bytes); length or -errno. */
 static inline ssize_t kc_read_file(const char *path, char *buf, size_t size)
 {

@@ -1,0 +1,1 @@
+CFLAGS_deb_test := -DKC_TOP=\"$(TOP)\"
