@@ -57,6 +57,8 @@ TEST(cli_package_holds_the_tool_and_its_library_dependencies)
 	EXPECT_NE(NULL, strstr(out, "./usr/sbin/kcollider\n"));
 	EXPECT_NE(NULL, strstr(out, "./usr/share/man/man8/kcollider-report.8.gz\n"));
 	EXPECT_NE(NULL, strstr(out, "./usr/share/bash-completion/completions/kcollider\n"));
+	/* the module's sources are the other package's alone */
+	EXPECT_EQ(NULL, strstr(out, "./usr/src/")) TH_LOG("%s", out);
 	ASSERT_EQ(0, run("dpkg-deb -f " CLI_DEB " Depends"));
 	EXPECT_NE(NULL, strstr(out, "libcapstone")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "libdw1")) TH_LOG("%s", out);

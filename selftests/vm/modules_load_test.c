@@ -26,8 +26,11 @@
 #define FARM_OPTIONS	"targets=module:kc_planted sample_rate=200 " \
 			"enabled=1 report_style=kcsan"
 
-/* The two files and the module, then the boot's module loader. */
-static int boot_load(const char *options)
+/*
+ * The two files and the module in place, then @loader: the boot's module
+ * loader, or a modprobe command; its output in $TMPDIR/kc_boot/out.
+ */
+static int load_with(const char *options, const char *loader)
 {
 	char cmd[4096];
 
@@ -44,9 +47,25 @@ static int boot_load(const char *options)
 		 "mount --bind $root/lib/modules/$rel /lib/modules/$rel; "
 		 "mount --bind $root/etc/modprobe.d /etc/modprobe.d; "
 		 "mount --bind $root/etc/modules-load.d /etc/modules-load.d; "
-		 "exec " MODULES_LOAD "\"",
-		 kc_module_path(), options);
+		 "exec %s\" > $root/out 2>&1",
+		 kc_module_path(), options, loader);
 	return system(cmd);
+}
+
+static int boot_load(const char *options)
+{
+	return load_with(options, MODULES_LOAD);
+}
+
+static char *load_output(void)
+{
+	static char buf[4096];
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/kc_boot/out", getenv("TMPDIR") ?: "/tmp");
+	if (kc_read_file(path, buf, sizeof(buf)) < 0)
+		buf[0] = '\0';
+	return buf;
 }
 
 FIXTURE(farm) {
@@ -101,8 +120,12 @@ TEST_F_TIMEOUT(farm, configuration_files_alone_start_sampling, 150)
 	ASSERT_NE(NULL, log);
 	for (p = log; syz_parse(p, &c); p = c.at + strcspn(c.at, "\n")) {
 		EXPECT_STREQ("KCSAN-DATARACE", c.type) TH_LOG("%s", c.title);
-		two_sided += !strcmp(c.title,
-				     "KCSAN: data-race in kc_r1_dec / kc_r1_inc");
+		EXPECT_FALSE(c.corrupted) TH_LOG("%s: %s", c.title, c.corrupted_reason);
+		if (!strcmp(c.title, "KCSAN: data-race in kc_r1_dec / kc_r1_inc")) {
+			/* the guilty function the farm files it under */
+			EXPECT_STREQ("kc_r1_dec", c.frame);
+			two_sided++;
+		}
 		crashes++;
 	}
 	free(log);
@@ -110,11 +133,29 @@ TEST_F_TIMEOUT(farm, configuration_files_alone_start_sampling, 150)
 	EXPECT_GE(two_sided, 1);
 }
 
-/* A typo in the options file: the boot's loader fails, nothing loads. */
-TEST_F(farm, bad_option_in_the_file_loads_nothing)
+/*
+ * A typo in the options file, or on modprobe's command line: the load
+ * fails, modprobe says so, the kernel log names the parameter, and
+ * nothing stays loaded.
+ */
+TEST_F(farm, bad_option_loads_nothing_and_says_which)
 {
+	int kmsg = kc_kmsg_from_now();
+	char *log;
+
+	ASSERT_LE(0, kmsg);
 	ASSERT_NE(0, boot_load("targets=module:kc_planted enabled=yes-please"));
 	ASSERT_FALSE(kc_path_exists(KCOLLIDER_SYSFS_DIR));
+	ASSERT_NE(0, load_with("report_style=kcsan", "modprobe kcollider sample_rate=0"));
+	ASSERT_FALSE(kc_path_exists(KCOLLIDER_SYSFS_DIR));
+	EXPECT_NE(NULL, strstr(load_output(), "could not insert 'kcollider': Invalid argument"))
+		TH_LOG("%s", load_output());
+	log = kc_kmsg_text(kmsg);
+	close(kmsg);
+	ASSERT_NE(NULL, log);
+	EXPECT_NE(NULL, strstr(log, "parameter enabled=yes-please is invalid")) TH_LOG("%s", log);
+	EXPECT_NE(NULL, strstr(log, "parameter sample_rate=0 is invalid")) TH_LOG("%s", log);
+	free(log);
 }
 
 TEST_HARNESS_MAIN
