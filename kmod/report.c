@@ -576,25 +576,53 @@ static inline void *slab_address(const struct slab *slab)
 
 #include <linux/slub_def.h>
 
+/*
+ * On racy code by assumption, the object may be freed and its slab, even
+ * its cache, gone while this runs: every field is read without faulting,
+ * and a read that fails leaves the object undescribed.
+ */
+#define kc_read_nofault(dst, src) \
+	copy_from_kernel_nofault(&(dst), &(src), sizeof(dst))
+
+/* strncpy_from_kernel_nofault() is not exported to modules */
+static void kc_copy_name_nofault(char *dst, const char *src, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < size; i++)
+		if (copy_from_kernel_nofault(&dst[i], &src[i], 1) || !dst[i])
+			break;
+	dst[i] = '\0';
+	if (!i)
+		strscpy(dst, "?", size);
+}
+
 static void kc_describe_slab(struct kc_report *r, struct page *head)
 {
-	struct kmem_cache *s = ((struct slab *)head)->slab_cache;
+	struct kmem_cache *s;
+	unsigned int size, red_left_pad, object_size;
+	slab_flags_t flags;
+	const char *name;
 	unsigned long base = (unsigned long)page_address(head);
 	unsigned long idx;
 
-	if (!s || !s->size)
+	if (kc_read_nofault(s, ((struct slab *)head)->slab_cache) || !s ||
+	    kc_read_nofault(size, s->size) || !size ||
+	    kc_read_nofault(red_left_pad, s->red_left_pad) ||
+	    kc_read_nofault(object_size, s->object_size) ||
+	    kc_read_nofault(flags, s->flags) || kc_read_nofault(name, s->name))
 		return;
-	idx = (r->addr - base) / s->size;
-	r->obj_start = base + idx * s->size + s->red_left_pad;
+	idx = (r->addr - base) / size;
+	r->obj_start = base + idx * size + red_left_pad;
 	r->obj_offset = r->addr - r->obj_start;
-	r->obj_size = s->object_size;
+	r->obj_size = object_size;
 	/*
 	 * Not SLUB's free pointer, which such caches keep after the object:
 	 * the allocator's own lockless reads of it race by design.
 	 */
-	r->obj_typesafe = (s->flags & SLAB_TYPESAFE_BY_RCU) &&
-			  r->obj_offset < s->object_size;
-	strscpy(r->obj_cache, s->name, sizeof(r->obj_cache));
+	r->obj_typesafe = (flags & SLAB_TYPESAFE_BY_RCU) &&
+			  r->obj_offset < object_size;
+	kc_copy_name_nofault(r->obj_cache, name, sizeof(r->obj_cache));
 	r->obj_kind = KC_OBJ_SLAB;
 }
 #else
