@@ -83,6 +83,19 @@ static const struct file_operations kc_latency_fops = {
 	.release = single_release,
 };
 
+static int kc_visited_open(struct inode *inode, struct file *file)
+{
+	return single_open_size(file, kc_pool_visited_show, NULL, 8192);
+}
+
+static const struct file_operations kc_visited_fops = {
+	.owner = THIS_MODULE,
+	.open = kc_visited_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 int kc_debugfs_init(void)
 {
 	kc_debugfs_dir = debugfs_create_dir("kcollider", NULL);
@@ -92,6 +105,8 @@ int kc_debugfs_init(void)
 			    &kc_control_fops);
 	debugfs_create_file("arm_latency_ns", 0400, kc_debugfs_dir, NULL,
 			    &kc_latency_fops);
+	debugfs_create_file("visited", 0400, kc_debugfs_dir, NULL,
+			    &kc_visited_fops);
 	return 0;
 }
 

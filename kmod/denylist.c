@@ -16,6 +16,7 @@
 #include <linux/kernel.h>
 #include <linux/kprobes.h>
 #include <linux/string.h>
+#include <linux/uaccess.h>
 
 #include "kcollider.h"
 
@@ -46,6 +47,7 @@ static const char * const kc_denied_names[] = {
 	/* kprobes, text patching, int3 and #DB */
 	"*kprobe*", "*optprobe*", "text_poke*", "*int3*", "poke_*",
 	"*alternative*", "notify_die", "*notifier_call_chain*",
+	"*exception_notify*",
 	"exc_*", "asm_*", "*debugreg*", "*hw_breakpoint*", "*_bp_*",
 	"arch_*_breakpoint*",
 	/* perf (the watch slots are perf events) */
@@ -168,6 +170,24 @@ unsigned long kc_lookup_symbol(const char *name)
 		return (unsigned long)kp.addr;
 	}
 	return IS_ERR_OR_NULL(kp.addr) ? 0 : (unsigned long)kp.addr;
+}
+
+/*
+ * A function's address, to call: kprobes resolves a name to the
+ * instruction after an ENDBR64, which an indirect call must not land on.
+ */
+unsigned long kc_lookup_function(const char *name)
+{
+	static const u8 endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	unsigned long addr = kc_lookup_symbol(name);
+	u8 before[sizeof(endbr64)];
+
+	if (addr && !copy_from_kernel_nofault(before,
+					      (void *)(addr - sizeof(before)),
+					      sizeof(before)) &&
+	    !memcmp(before, endbr64, sizeof(before)))
+		addr -= sizeof(before);
+	return addr;
 }
 
 void kc_denylist_init(void)

@@ -7,7 +7,8 @@
  *   targets.c    what to sample: the target specs, module load/unload
  *   sites.c      the site table: building, uniform picks, refusals
  *   denylist.c   what is never sampled: the detector's own dependencies
- *   pool.c       the live kprobes: arm, retire, unregister in batches
+ *   pool.c       the live breakpoints: visits, or kprobes registered and
+ *                unregistered in batches; arm, retire
  *   sampler.c    the int3 handler, the armer thread, the rate budget
  *   stall.c      the sampled thread's window: trampoline redirect, stall
  *   trampoline.S the IRET-frame trampoline that runs the stall in context
@@ -40,7 +41,8 @@
 /* Settings; written under kc_state_lock, read locklessly. */
 struct kc_settings {
 	bool enabled;
-	unsigned int sample_rate;	/* fired breakpoints per second */
+	unsigned int sample_rate;	/* fired breakpoints per second, at most */
+	unsigned int overhead_permille;	/* of the online CPUs' time */
 	unsigned int max_probes;	/* upper bound on armed breakpoints */
 	unsigned int stall_share_permille; /* of a thread's time, held */
 	unsigned int window_sleep_us;	/* where the thread may sleep */
@@ -237,6 +239,7 @@ int kc_marks_kind_at(unsigned long ip);
 /* main.c */
 extern struct mutex kc_state_lock;
 int kc_set_enabled(bool on);
+void kc_sampling_failed(void);
 bool kc_is_enabled(void);
 
 /* sysfs.c */
@@ -288,6 +291,7 @@ void kc_denylist_init(void);
 bool kc_denied_name(const char *name);
 bool kc_denied_addr(unsigned long addr);
 unsigned long kc_lookup_symbol(const char *name);
+unsigned long kc_lookup_function(const char *name);
 
 /* pool.c */
 /* After a fired breakpoint's removal, its page is written again this late. */
@@ -298,8 +302,16 @@ int kc_pool_add(unsigned long addr);
 bool kc_pool_arm(void);
 unsigned int kc_pool_retire(void);
 u64 kc_pool_settle_in_ns(void);
-unsigned int kc_pool_expire(unsigned long age, unsigned long life,
-			    bool age_one, bool keep_cold);
+unsigned int kc_pool_expire(unsigned long age, unsigned long visit_age,
+			    unsigned long life, bool age_one, bool keep_cold);
+bool kc_pool_visits_on(void);
+u64 kc_pool_work_ns(void);
+unsigned long kc_pool_pick_gen(void);
+int kc_pool_visit(unsigned long addr, unsigned long gen);
+void kc_pool_exit(void);
+int kc_pool_visited_show(struct seq_file *m, void *v);
+void kc_pool_start(void);
+void kc_pool_stop(void);
 void kc_pool_age_cold(unsigned long life);
 unsigned int kc_pool_cold_permille(void);
 bool kc_pool_took_out(struct kprobe *kp);
@@ -324,7 +336,7 @@ ssize_t kc_pool_stats(char *buf, size_t size);
 /* sampler.c */
 int kc_sampler_init(void);
 void kc_sampler_exit(void);
-void kc_sampler_start(void);
+int kc_sampler_start(void);
 void kc_sampler_stop(void);
 unsigned long kc_sampler_fired(void);
 ssize_t kc_sampler_stats(char *buf, size_t size);

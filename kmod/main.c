@@ -25,6 +25,7 @@ MODULE_PARM_DESC(watch_slots, "hardware watchpoints reserved on every CPU (1-4)"
 
 struct kc_settings kc_settings = {
 	.sample_rate = 10,
+	.overhead_permille = 15,
 	.max_probes = 64,
 	.stall_share_permille = 250,
 	.window_sleep_us = 2000,
@@ -43,21 +44,32 @@ bool kc_is_enabled(void)
 	return READ_ONCE(kc_settings.enabled);
 }
 
+/* kc_state_lock held: sampling could not start, or go on, after all. */
+void kc_sampling_failed(void)
+{
+	kc_filters_stop();
+	WRITE_ONCE(kc_settings.enabled, false);
+}
+
 int kc_set_enabled(bool on)
 {
+	int ret = 0;
+
 	mutex_lock(&kc_state_lock);
 	if (on != kc_settings.enabled) {
 		WRITE_ONCE(kc_settings.enabled, on);
 		if (on) {
 			kc_filters_start();
-			kc_sampler_start();
+			ret = kc_sampler_start();
+			if (ret)
+				kc_sampling_failed();
 		} else {
 			kc_sampler_stop();
 			kc_filters_stop();
 		}
 	}
 	mutex_unlock(&kc_state_lock);
-	return 0;
+	return ret;
 }
 
 static int __init kcollider_init(void)

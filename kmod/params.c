@@ -66,6 +66,8 @@ static const struct kernel_param_ops kc_param_ops = {
  * The marks are not here: kcollider mark computes them from the running
  * kernel, after the load.
  */
+KC_PARAM(overhead_permille, false,
+	 "share of the CPUs' time the detector may take, in permille");
 KC_PARAM(sample_rate, false, "breakpoints armed per second, at most");
 KC_PARAM(max_probes, false, "breakpoints armed at once, at most");
 KC_PARAM(stall_share_permille, false,

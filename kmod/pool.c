@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The live kprobes: a fixed pool of registered probes on random sites of
- * the table. Registering costs far more than patching (kprobes checks the
- * site against its blacklist, jump labels, static calls and bug table, and
- * decodes the function up to it: about 9 ms each under QEMU TCG against
- * about 1.4 ms for an enable), so the pool keeps a reserve of registered,
+ * The live breakpoints: visits (sites armed without a kprobe, see "Visits"
+ * below) where the kernel allows them, else a fixed pool of registered
+ * probes on random sites of the table. Registering costs far more than
+ * patching (kprobes checks the site against its blacklist, jump labels,
+ * static calls and bug table, and decodes the function up to it, and its
+ * optimizer prepares a jump), so the pool keeps a reserve of registered,
  * disabled probes that the sampler refreshes in the background, and arming
  * a breakpoint is one byte written (kc_probe_insert(): kprobes' enable
  * only where writing it ourselves is not safe).
@@ -13,9 +14,9 @@
  * (its int3 in the text) -> SPENT (its first hit, taken by the handler
  * with one cmpxchg) -> RESERVE again (out of the text), until it ages
  * out -> IDLE -> FREE (unregistered in batches: one RCU grace period per
- * batch). The
- * reserve is a moving uniform subsample of the table, so arming stays
- * uniform over static sites.
+ * batch). A visit goes FREE -> ARMED -> SPENT or expired -> IDLE -> FREE,
+ * or ARMED again from IDLE. The reserve is a moving uniform subsample of
+ * the table, so arming stays uniform over static sites.
  *
  * Disabled entries stay registered until their site has been quiet for a
  * while. A hit on a disabled probe can only be in flight on real hardware,
@@ -40,8 +41,12 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/poison.h>
+#include <linux/kdebug.h>
+#include <linux/rcupdate.h>
 #include <asm/text-patching.h>
 #include <asm/unaligned.h>
 
@@ -83,6 +88,8 @@ struct kc_probe {
 	bool fresh;			/* not armed since registered */
 	bool direct_ok;			/* may be patched without kprobes */
 	bool direct;			/* our int3 is in, kprobes' flag is not */
+	bool visit;			/* no kprobe: our int3 notifier's */
+	unsigned int scrubs;		/* a visit's page writes since removal */
 	unsigned int arm_gen;		/* counts its armings */
 	u8 *alias;			/* the site's byte, writable: registered */
 	bool alias_open;		/* a first hit may write through it */
@@ -110,6 +117,42 @@ static unsigned long kc_pool_spent_n;
 static u64 kc_pool_spent_wait_ns;
 static u64 kc_pool_spent_life_ns;
 static unsigned long kc_pool_settles;
+/* visits: arming a site that no kprobe is registered for */
+static unsigned long kc_pool_visits;
+static u64 kc_pool_visit_ns;
+/* a site visited again before its last visit's entry was reaped */
+static unsigned long kc_pool_revisits;
+static u64 kc_pool_revisit_ns;
+static unsigned long kc_pool_visits_refused;
+static unsigned long kc_pool_visits_withdrawn;
+/*
+ * A visit's stale int3 under TCG (see kc_probe_scrub()) is retried by
+ * kprobes' handler, unseen by us, until its page is written again: no
+ * stale hit tells the keeper. So a visit's page is written again at
+ * doubling intervals from 2 ms after its removal, by a work item of its
+ * own that goes on after sampling stops, and its entry is reaped only
+ * then: to about a second for a visit that fired (a CPU runs there), to
+ * 16 ms for one that expired. A page no CPU runs code from costs QEMU
+ * nothing to write.
+ */
+#define KC_VISIT_SCRUBS		10
+#define KC_VISIT_COLD_SCRUBS	4
+#define KC_REVISIT_JIFFIES	2
+static void kc_pool_scrub_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(kc_pool_scrub_work, kc_pool_scrub_fn);
+
+static unsigned int kc_visit_scrubs(const struct kc_probe *p)
+{
+	return p->cold ? KC_VISIT_COLD_SCRUBS : KC_VISIT_SCRUBS;
+}
+static u64 kc_pool_scrub_work_ns;
+
+/* counts kc_pool_drop_range(): a pick made before one may be stale */
+static unsigned long kc_pool_drop_gen;
+/* the sites visited last, for debugfs: tests check none keeps an int3 */
+#define KC_VISITED_LOG		256
+static unsigned long kc_visited[KC_VISITED_LOG];
+static unsigned int kc_visited_next;
 /*
  * Of the sites whose first arming ended lately, the share whose code did
  * not run (expired), per mille, an average over about the last 32: how
@@ -164,6 +207,7 @@ static void kc_probe_post(struct kprobe *p, struct pt_regs *regs,
 			  unsigned long flags)
 {
 }
+NOKPROBE_SYMBOL(kc_probe_post);
 
 /* Lock-free: probes in any of @states (a mask of BIT(KC_PROBE_...)). */
 static unsigned int kc_pool_count_in(unsigned long states)
@@ -302,6 +346,21 @@ static void kc_text_unmap(u8 *alias)
 }
 
 /*
+ * Every write of text through an alias goes through a TLB entry filled
+ * afresh. Under QEMU's TCG a store drops the translations made from its
+ * page only when its TLB entry was filled after they were made; an alias
+ * kept for a probe's life may hold an older entry, and its writes then
+ * leave a translated int3 running that kprobes retries forever. On
+ * hardware the caches follow writes to code and the invlpg only costs
+ * the next access a page walk.
+ */
+static u8 kc_alias_cmpxchg(u8 *alias, u8 old, u8 new)
+{
+	asm volatile("invlpg (%0)" : : "r" (alias) : "memory");
+	return cmpxchg(alias, old, new);
+}
+
+/*
  * Writes a byte of kernel text through an alias of its page, if it still
  * holds @old: no other byte is touched, and a concurrent patch of the
  * same byte is never undone. Returns whether the byte was @old.
@@ -313,7 +372,7 @@ static bool kc_text_cmpxchg(unsigned long addr, u8 old, u8 new)
 
 	if (!alias)
 		return false;
-	swapped = cmpxchg(alias, old, new) == old;
+	swapped = kc_alias_cmpxchg(alias, old, new) == old;
 	kc_text_unmap(alias);
 	return swapped;
 }
@@ -336,7 +395,7 @@ static void kc_probe_scrub(struct kc_probe *p)
 	if (copy_from_kernel_nofault(&v, (void *)addr, 1))
 		return;
 	if (p->alias)
-		cmpxchg(p->alias, v, v);
+		kc_alias_cmpxchg(p->alias, v, v);
 	else
 		kc_text_cmpxchg(addr, v, v);
 	kc_pool_scrubs++;
@@ -485,7 +544,8 @@ static bool kc_probe_insert_direct(struct kc_probe *p)
 	/* the arming it belongs to, before the alias opens */
 	smp_wmb();
 	WRITE_ONCE(p->alias_open, true);
-	if (cmpxchg(p->alias, p->kp.opcode, INT3_INSN_OPCODE) == p->kp.opcode)
+	if (kc_alias_cmpxchg(p->alias, p->kp.opcode, INT3_INSN_OPCODE) ==
+	    p->kp.opcode)
 		return true;
 	kc_probe_close_alias(p);
 	return false;
@@ -514,7 +574,8 @@ static int kc_probe_insert(struct kc_probe *p)
 static void kc_probe_remove(struct kc_probe *p)
 {
 	if (!p->direct) {
-		disable_kprobe(&p->kp);
+		if (!p->visit)
+			disable_kprobe(&p->kp);
 		return;
 	}
 	p->direct = false;
@@ -525,7 +586,8 @@ static void kc_probe_remove(struct kc_probe *p)
 		 * none that is not needed.
 		 */
 		if (!READ_ONCE(p->out_ns)) {
-			cmpxchg(p->alias, INT3_INSN_OPCODE, p->kp.opcode);
+			kc_alias_cmpxchg(p->alias, INT3_INSN_OPCODE,
+					 p->kp.opcode);
 			kc_pool_direct_patches++;
 		}
 		kc_probe_close_alias(p);
@@ -540,6 +602,17 @@ static void kc_probe_remove(struct kc_probe *p)
 	WRITE_ONCE(p->kp.flags, p->kp.flags | KPROBE_FLAG_DISABLED);
 	if (!enable_kprobe(&p->kp))
 		disable_kprobe(&p->kp);
+}
+
+/* A new life for @p: registered, or visited. */
+static void kc_probe_reset(struct kc_probe *p)
+{
+	p->born = p->idle_since = p->repoked = jiffies;
+	p->stale_at = 0;
+	p->settle_ns = 0;
+	p->condemned = false;
+	p->cold = false;
+	p->fresh = true;
 }
 
 /*
@@ -573,12 +646,8 @@ int kc_pool_add(unsigned long addr)
 	p->kp.pre_handler = kc_pool_handler;
 	p->kp.post_handler = kc_probe_post;
 	p->kp.flags = KPROBE_FLAG_DISABLED;
-	p->born = p->idle_since = p->repoked = jiffies;
-	p->stale_at = 0;
-	p->settle_ns = 0;
-	p->condemned = false;
-	p->cold = false;
-	p->fresh = true;
+	kc_probe_reset(p);
+	p->visit = false;
 	/* registering takes ms: the armer retires and arms meanwhile */
 	atomic_set(&p->state, KC_PROBE_BUSY);
 	mutex_unlock(&kc_pool_lock);
@@ -596,6 +665,461 @@ int kc_pool_add(unsigned long addr)
 out:
 	mutex_unlock(&kc_pool_lock);
 	return ret;
+}
+
+/*
+ * Visits: DataCollider's breakpoints, one byte written into a site that no
+ * kprobe is registered for, and taken out by the first hit. A registration
+ * costs kprobes' checks and its optimizer's preparation (milliseconds
+ * under TCG); a visit costs a page mapping and a byte, so the sampler can
+ * rotate through cold code quickly. The int3 comes to our die notifier:
+ * kprobes' handler passes on an int3 it has no probe for.
+ *
+ * Living beside kprobes: a visit is armed under text_mutex, which every
+ * kprobes path that reads or writes the text holds, only where no kprobe
+ * sits on the site or close enough before it for an optimized probe's jump
+ * to cover it. A registration that starts later finds our int3 in the
+ * code it decodes or copies; so before kprobes prepares any probe, our
+ * hooks on its preparation take every visit out of the text (the visit
+ * stays ARMED and expires unrun), and text_mutex, held by kprobes
+ * meanwhile, keeps new ones out until it is done.
+ */
+static struct kprobe *(*kc_get_kprobe)(void *addr);
+static struct mutex *kc_text_mutex;
+static bool (*kc_kprobe_blacklisted)(unsigned long addr);
+/*
+ * Off, every site is a registered kprobe: the fallback where kprobes'
+ * internals cannot be found, and for comparing the two.
+ */
+static bool visits = true;
+module_param(visits, bool, 0444);
+MODULE_PARM_DESC(visits, "arm sites without registering kprobes (default: on)");
+
+static bool kc_visits_possible;		/* the notifier is in */
+static bool kc_visits_on;		/* and the hooks, while sampling */
+
+/* Where kprobes prepares a probe, with text_mutex held. */
+static const char * const kc_withdraw_at[] = {
+	"arch_prepare_kprobe",
+	/* absent without jump optimization */
+	"arch_prepare_optimized_kprobe",
+};
+
+static struct kprobe kc_withdraw_hooks[ARRAY_SIZE(kc_withdraw_at)];
+static bool kc_withdraw_hooked[ARRAY_SIZE(kc_withdraw_at)];
+
+/* No kprobe on @addr, nor where an optimized one's jump would cover it. */
+static bool kc_visit_clear_of_kprobes(unsigned long addr)
+{
+	bool clear = true;
+	int k;
+
+	rcu_read_lock();
+	for (k = 0; k <= KC_GUARD_BEFORE && clear; k++)
+		clear = !kc_get_kprobe((void *)(addr - k));
+	rcu_read_unlock();
+	return clear;
+}
+
+/*
+ * int3 or a hook: take @p's int3 out if it is still in. While the alias
+ * is open the byte is ours to write; once closed, the armer has taken the
+ * int3 out already.
+ */
+static bool kc_probe_pass(struct kc_probe *p)
+{
+	bool out = false;
+
+	atomic_inc(&p->alias_users);
+	/* pairs with kc_probe_close_alias() */
+	smp_mb__after_atomic();
+	if (READ_ONCE(p->alias_open))
+		out = kc_alias_cmpxchg(p->alias, INT3_INSN_OPCODE,
+				       p->kp.opcode) ==
+		      INT3_INSN_OPCODE;
+	/* the write through the alias is done before it may go */
+	smp_mb__before_atomic();
+	atomic_dec(&p->alias_users);
+	return out;
+}
+NOKPROBE_SYMBOL(kc_probe_pass);
+
+/*
+ * Once withdrawn, a visit never writes its byte again: the byte may be
+ * another tool's from now on (a probe on the same address, a jump over
+ * it). Its removal finds it taken out (out_ns) and its alias closed.
+ */
+static bool kc_probe_withdraw(struct kc_probe *p)
+{
+	bool out = kc_probe_pass(p);
+
+	WRITE_ONCE(p->alias_open, false);
+	if (!READ_ONCE(p->out_ns))
+		WRITE_ONCE(p->out_ns, ktime_get_mono_fast_ns());
+	return out;
+}
+
+static int kc_pool_withdraw_hook(struct kprobe *kp, struct pt_regs *regs)
+{
+	unsigned int n = 0;
+	int i;
+
+	for (i = 0; i < kc_pool_end(); i++) {
+		struct kc_probe *p = &kc_probes[i];
+		int s = kc_probe_state(p);
+
+		if (READ_ONCE(p->visit) &&
+		    (s == KC_PROBE_ARMED || s == KC_PROBE_SPENT) &&
+		    kc_probe_withdraw(p))
+			n++;
+	}
+	if (n)
+		WRITE_ONCE(kc_pool_visits_withdrawn,
+			   kc_pool_visits_withdrawn + n);
+	return 0;
+}
+
+/* Lock-free, int3: the visit whose int3 sits on @addr, if any. */
+static struct kc_probe *kc_pool_visit_at(unsigned long addr)
+{
+	int i;
+
+	for (i = 0; i < kc_pool_end(); i++) {
+		struct kc_probe *p = &kc_probes[i];
+		int s = kc_probe_state(p);
+
+		if (s == KC_PROBE_FREE || s == KC_PROBE_BUSY ||
+		    !READ_ONCE(p->visit) ||
+		    (unsigned long)READ_ONCE(p->kp.addr) != addr)
+			continue;
+		/* its fields were written before its state */
+		smp_rmb();
+		return p;
+	}
+	return NULL;
+}
+
+/*
+ * int3 that kprobes passed on. A hit the handler did not send into a stall
+ * runs the original instruction where it is: kprobes would single-step it
+ * out of line, a visit has no slot, so its int3 goes first.
+ */
+static int kc_pool_int3(struct notifier_block *nb, unsigned long val,
+			void *data)
+{
+	struct die_args *args = data;
+	struct pt_regs *regs = args->regs;
+	unsigned long addr;
+	struct kc_probe *p;
+
+	if (val != DIE_INT3 || user_mode(regs))
+		return NOTIFY_DONE;
+	addr = regs->ip - INT3_INSN_SIZE;
+	p = kc_pool_visit_at(addr);
+	if (!p)
+		return NOTIFY_DONE;
+	if (!kc_pool_handler(&p->kp, regs)) {
+		/*
+		 * Not this arming's first hit (a sampled thread back from its
+		 * stall, say): the int3 goes all the same, and the arming
+		 * with it, for the armer to retire.
+		 */
+		if (atomic_cmpxchg(&p->state, KC_PROBE_ARMED, KC_PROBE_SPENT) ==
+		    KC_PROBE_ARMED)
+			WRITE_ONCE(p->spent_ns, ktime_get_mono_fast_ns());
+		kc_probe_pass(p);
+		regs->ip = addr;
+	}
+	return NOTIFY_STOP;
+}
+NOKPROBE_SYMBOL(kc_pool_int3);
+
+/*
+ * First in the die chain: a callback before ours runs between a visit's
+ * int3 and its removal, and a visit in that callback's code would trap
+ * there again, recursively (seen with uprobes' callback under "all").
+ */
+static struct notifier_block kc_pool_int3_nb = {
+	.notifier_call = kc_pool_int3,
+	.priority = INT_MAX,
+};
+
+/* The doubling writes of visits' pages; it reschedules itself. */
+static void kc_pool_scrub_fn(struct work_struct *work)
+{
+	u64 t0 = ktime_get_ns();
+	bool more = false;
+	int i;
+
+	mutex_lock(&kc_pool_lock);
+	for (i = 0; i < kc_pool_end(); i++) {
+		struct kc_probe *p = &kc_probes[i];
+
+		if (!p->visit || p->scrubs >= kc_visit_scrubs(p) ||
+		    kc_probe_state(p) != KC_PROBE_IDLE)
+			continue;
+		if (time_after_eq(jiffies, p->idle_since +
+				  msecs_to_jiffies(2U << p->scrubs))) {
+			kc_probe_scrub(p);
+			p->scrubs++;
+		}
+		more |= p->scrubs < kc_visit_scrubs(p);
+	}
+	mutex_unlock(&kc_pool_lock);
+	WRITE_ONCE(kc_pool_scrub_work_ns,
+		   kc_pool_scrub_work_ns + ktime_get_ns() - t0);
+	if (more)
+		schedule_delayed_work(&kc_pool_scrub_work, msecs_to_jiffies(4));
+}
+
+/* CPU time of the pool's own work item, for the overhead budget. */
+u64 kc_pool_work_ns(void)
+{
+	return READ_ONCE(kc_pool_scrub_work_ns);
+}
+
+bool kc_pool_visits_on(void)
+{
+	return READ_ONCE(kc_visits_on);
+}
+
+unsigned long kc_pool_pick_gen(void)
+{
+	return READ_ONCE(kc_pool_drop_gen);
+}
+
+/*
+ * Under the pool lock and text_mutex: @p set up for @addr and armed, or
+ * left in @fail_state.
+ */
+static int kc_visit_arm_locked(struct kc_probe *p, unsigned long addr,
+			       int fail_state)
+{
+	bool again = fail_state == KC_PROBE_IDLE;
+	u8 code[KC_INSN_MAX_LEN];
+
+	/* another tool's int3 (a kprobe, a static key being patched) */
+	if (copy_from_kernel_nofault(code, (void *)addr, sizeof(code)) ||
+	    code[0] == INT3_INSN_OPCODE)
+		return -EAGAIN;
+	if (again) {
+		/*
+		 * A hit of the last visit may still be reading its decode
+		 * and opcode: they stay, the bytes being the same.
+		 */
+		if (memcmp(code, p->guard + KC_GUARD_BEFORE, p->insn.length))
+			return -EAGAIN;
+	} else {
+		if (kc_decode(code, sizeof(code), &p->insn) ||
+		    !kc_insn_is_site(&p->insn))
+			return -EINVAL;
+		memset(&p->kp, 0, sizeof(p->kp));
+		p->kp.addr = (kprobe_opcode_t *)addr;
+		p->kp.opcode = code[0];
+		p->kp.flags = KPROBE_FLAG_DISABLED;
+	}
+	if (!kc_visit_clear_of_kprobes(addr))
+		return -EAGAIN;
+	p->guard_len = kc_probe_read_guard(p, p->guard);
+	if (!p->guard_len || kc_guard_has_detour(p, p->guard))
+		return -EAGAIN;
+	kc_probe_reset(p);
+	p->direct_ok = true;
+	p->scrubs = 0;
+	p->alias_open = false;
+	p->armed_at = jiffies;
+	p->armed_ns = ktime_get_mono_fast_ns();
+	WRITE_ONCE(p->arm_gen, p->arm_gen + 1);
+	WRITE_ONCE(p->visit, true);
+	/* the fields and this arming's count before the state */
+	smp_wmb();
+	atomic_set(&p->state, KC_PROBE_ARMED);
+	if (!kc_probe_insert_direct(p)) {
+		atomic_set(&p->state, fail_state);
+		return -EAGAIN;
+	}
+	p->direct = true;
+	WRITE_ONCE(p->scrub, true);
+	return 0;
+}
+
+/*
+ * A visit of @addr that is over but not yet reaped: visiting it again
+ * costs no mapping, and a site that runs often is not kept waiting for
+ * the reaper. Under the pool lock.
+ */
+static struct kc_probe *kc_pool_visit_again(unsigned long addr)
+{
+	int i;
+
+	for (i = 0; i < kc_pool_end(); i++) {
+		struct kc_probe *p = &kc_probes[i];
+
+		if (p->visit && kc_probe_state(p) == KC_PROBE_IDLE &&
+		    !p->condemned && (unsigned long)p->kp.addr == addr)
+			return p;
+	}
+	return NULL;
+}
+
+/*
+ * Not at once: the thread its last hit stalled returns to the site to run
+ * the instruction, and an int3 there again would be no sample, only lost.
+ */
+static bool kc_probe_revisitable(const struct kc_probe *p)
+{
+	return time_after(jiffies, p->idle_since + KC_REVISIT_JIFFIES);
+}
+
+/*
+ * Arm a visit on @addr, picked from the table when kc_pool_pick_gen() said
+ * @gen: 0, -EINVAL when the site can never be armed, or an error for now.
+ */
+/* A new entry for @addr, its page mapped; an ERR_PTR() otherwise. */
+static struct kc_probe *kc_pool_visit_new(unsigned long addr)
+{
+	struct kc_probe *p;
+
+	if (kc_kprobe_blacklisted(addr))
+		return ERR_PTR(-EINVAL);
+	p = kc_pool_find_free(addr);
+	if (IS_ERR(p))
+		return p;
+	p->alias = kc_text_map(addr);
+	return p->alias ? p : ERR_PTR(-ENOMEM);
+}
+
+static void kc_pool_count_visit(unsigned long addr, bool again, u64 t0)
+{
+	u64 ns = ktime_get_ns() - t0;
+
+	kc_pool_direct_patches++;
+	kc_visited[kc_visited_next++ % KC_VISITED_LOG] = addr;
+	if (again) {
+		kc_pool_revisits++;
+		kc_pool_revisit_ns += ns;
+	} else {
+		kc_pool_visits++;
+		kc_pool_visit_ns += ns;
+	}
+}
+
+int kc_pool_visit(unsigned long addr, unsigned long gen)
+{
+	u64 t0 = ktime_get_ns();
+	struct kc_probe *p;
+	bool again;
+	int ret;
+
+	if (!kc_visits_on)
+		return -EOPNOTSUPP;
+	mutex_lock(&kc_pool_lock);
+	ret = -EAGAIN;
+	/* its module went since the pick: its text may be gone */
+	if (gen != kc_pool_drop_gen)
+		goto out;
+	p = kc_pool_visit_again(addr);
+	again = p;
+	if (p && !kc_probe_revisitable(p))
+		p = ERR_PTR(-EBUSY);
+	else if (!p)
+		p = kc_pool_visit_new(addr);
+	ret = PTR_ERR_OR_ZERO(p);
+	if (ret)
+		goto out;
+	mutex_lock(kc_text_mutex);
+	ret = kc_visit_arm_locked(p, addr, again ? KC_PROBE_IDLE :
+						   KC_PROBE_FREE);
+	mutex_unlock(kc_text_mutex);
+	if (!ret) {
+		kc_pool_count_visit(addr, again, t0);
+		goto out;
+	}
+	kc_pool_visits_refused++;
+	if (!again) {
+		kc_text_unmap(p->alias);
+		p->alias = NULL;
+	}
+out:
+	mutex_unlock(&kc_pool_lock);
+	return ret;
+}
+
+int kc_pool_visited_show(struct seq_file *m, void *v)
+{
+	unsigned int i, n;
+
+	mutex_lock(&kc_pool_lock);
+	n = min_t(unsigned int, kc_visited_next, KC_VISITED_LOG);
+	for (i = 0; i < n; i++)
+		seq_printf(m, "%lx\n", kc_visited[i]);
+	mutex_unlock(&kc_pool_lock);
+	return 0;
+}
+
+static void kc_pool_unhook(void)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(kc_withdraw_hooks); i++) {
+		if (kc_withdraw_hooked[i])
+			unregister_kprobe(&kc_withdraw_hooks[i]);
+		kc_withdraw_hooked[i] = false;
+	}
+}
+
+/* Sampling starts: visits, if kprobes can be kept out of their way. */
+void kc_pool_start(void)
+{
+	int i, ret;
+
+	if (!kc_visits_possible)
+		return;
+	for (i = 0; i < ARRAY_SIZE(kc_withdraw_hooks); i++) {
+		struct kprobe *kp = &kc_withdraw_hooks[i];
+
+		memset(kp, 0, sizeof(*kp));
+		kp->symbol_name = kc_withdraw_at[i];
+		kp->pre_handler = kc_pool_withdraw_hook;
+		ret = register_kprobe(kp);
+		kc_withdraw_hooked[i] = !ret;
+		if (ret && (i == 0 || ret != -ENOENT)) {
+			pr_warn("visits off: cannot hook %s: %d\n",
+				kc_withdraw_at[i], ret);
+			kc_pool_unhook();
+			return;
+		}
+	}
+	WRITE_ONCE(kc_visits_on, true);
+}
+
+/* Sampling stopped, nothing armed: visits go on only as stale int3s. */
+void kc_pool_stop(void)
+{
+	WRITE_ONCE(kc_visits_on, false);
+	kc_pool_unhook();
+}
+
+static void kc_pool_visits_init(void)
+{
+	int ret;
+
+	if (!visits)
+		return;
+	kc_get_kprobe = (void *)kc_lookup_function("get_kprobe");
+	kc_text_mutex = (void *)kc_lookup_symbol("text_mutex");
+	kc_kprobe_blacklisted =
+		(void *)kc_lookup_function("within_kprobe_blacklist");
+	if (!kc_get_kprobe || !kc_text_mutex || !kc_kprobe_blacklisted) {
+		pr_info("visits off: kprobes' internals not found\n");
+		return;
+	}
+	ret = register_die_notifier(&kc_pool_int3_nb);
+	if (ret) {
+		pr_info("visits off: %d\n", ret);
+		return;
+	}
+	kc_visits_possible = true;
 }
 
 /* Enable a uniformly chosen reserve probe; false if the reserve is empty. */
@@ -665,7 +1189,12 @@ out:
  */
 static void kc_probe_disable(struct kc_probe *p, int state)
 {
-	bool settle = p->direct && kc_probe_state(p) == KC_PROBE_SPENT;
+	/*
+	 * A visit is no probe kprobes knows: a stale int3 of it would be
+	 * retried by kprobes, unseen by us, until its page is written again.
+	 */
+	bool settle = p->direct &&
+		      (p->visit || kc_probe_state(p) == KC_PROBE_SPENT);
 	u64 out = READ_ONCE(p->out_ns);
 
 	kc_probe_remove(p);
@@ -766,7 +1295,8 @@ unsigned int kc_pool_retire(void)
 			taken = ktime_get_mono_fast_ns();
 			/* the keeper unregisters it and refuses its site */
 			kc_probe_disable(&kc_probes[i],
-					 READ_ONCE(kc_probes[i].condemned) ?
+					 READ_ONCE(kc_probes[i].condemned) ||
+					 kc_probes[i].visit ?
 					 KC_PROBE_IDLE : KC_PROBE_RESERVE);
 			kc_probe_spent_time(&kc_probes[i], taken);
 			kc_probe_outcome(&kc_probes[i], false);
@@ -776,6 +1306,8 @@ unsigned int kc_pool_retire(void)
 	/* after the removals: one taken up late is due its second write now */
 	kc_pool_settle_locked();
 	mutex_unlock(&kc_pool_lock);
+	if (n && kc_visits_possible)
+		schedule_delayed_work(&kc_pool_scrub_work, msecs_to_jiffies(2));
 	return n;
 }
 
@@ -807,8 +1339,8 @@ static bool kc_pool_age_one_locked(unsigned long life, bool cold)
  * goes back to the reserve instead of being unregistered; such probes are
  * the first to go.
  */
-unsigned int kc_pool_expire(unsigned long age, unsigned long life,
-			    bool age_one, bool keep_cold)
+unsigned int kc_pool_expire(unsigned long age, unsigned long visit_age,
+			    unsigned long life, bool age_one, bool keep_cold)
 {
 	unsigned int n = 0;
 	int i;
@@ -820,18 +1352,21 @@ unsigned int kc_pool_expire(unsigned long age, unsigned long life,
 		struct kc_probe *p = &kc_probes[i];
 
 		if (kc_probe_state(p) != KC_PROBE_ARMED ||
-		    time_before(jiffies, p->armed_at + age))
+		    time_before(jiffies, p->armed_at +
+				(p->visit ? visit_age : age)))
 			continue;
 		/* a hit racing with us takes it first, or never */
 		if (atomic_cmpxchg(&p->state, KC_PROBE_ARMED, KC_PROBE_IDLE) !=
 		    KC_PROBE_ARMED)
 			continue;
 		kc_probe_outcome(p, true);
-		kc_probe_disable(p, keep_cold ? KC_PROBE_RESERVE :
-						KC_PROBE_IDLE);
+		kc_probe_disable(p, keep_cold && !p->visit ? KC_PROBE_RESERVE :
+							     KC_PROBE_IDLE);
 		n++;
 	}
 	mutex_unlock(&kc_pool_lock);
+	if (n && kc_visits_possible)
+		schedule_delayed_work(&kc_pool_scrub_work, msecs_to_jiffies(2));
 	return n;
 }
 
@@ -856,7 +1391,8 @@ void kc_pool_disarm_all(void)
 		    atomic_cmpxchg(&p->state, s, KC_PROBE_SPENT) != s)
 			s = kc_probe_state(p);
 		if (s == KC_PROBE_ARMED || s == KC_PROBE_SPENT)
-			kc_probe_disable(p, KC_PROBE_RESERVE);
+			kc_probe_disable(p, p->visit ? KC_PROBE_IDLE :
+						       KC_PROBE_RESERVE);
 	}
 	/* the armer is stopped: the second writes are ours */
 	if (kc_pool_settle_in_ns() != U64_MAX) {
@@ -865,12 +1401,18 @@ void kc_pool_disarm_all(void)
 		kc_pool_settle_locked();
 	}
 	mutex_unlock(&kc_pool_lock);
+	/* and the later ones, after sampling has stopped */
+	if (kc_visits_possible)
+		schedule_delayed_work(&kc_pool_scrub_work, msecs_to_jiffies(2));
 }
 
 static bool kc_probe_quiet(const struct kc_probe *p, unsigned long quiet)
 {
 	unsigned long last = max(READ_ONCE(p->stale_at), p->idle_since);
 
+	/* a visit, until the last of its page's writes */
+	if (p->visit && p->scrubs < kc_visit_scrubs(p))
+		return false;
 	return time_after(jiffies, last + quiet) &&
 	       time_after(jiffies, p->repoked + quiet);
 }
@@ -885,7 +1427,9 @@ static void kc_probe_repoke(struct kc_probe *p)
 	    !time_after(stale, p->repoked))
 		return;
 	/* still IDLE while enabled: a hit now is no sample */
-	if (!enable_kprobe(&p->kp))
+	if (p->visit)
+		kc_probe_scrub(p);
+	else if (!enable_kprobe(&p->kp))
 		disable_kprobe(&p->kp);
 	p->repoked = jiffies;
 	kc_pool_repokes++;
@@ -921,7 +1465,7 @@ void kc_pool_scrub_disabled(void)
 static void kc_pool_unregister(struct kprobe **batch, unsigned int n,
 			       bool scrub)
 {
-	unsigned int i;
+	unsigned int i, k = 0;
 
 	if (!n)
 		return;
@@ -931,8 +1475,14 @@ static void kc_pool_unregister(struct kprobe **batch, unsigned int n,
 
 		if (p->direct)
 			kc_probe_remove(p);
+		/* visits first: kprobes is told only of its own */
+		if (p->visit) {
+			swap(batch[i], batch[k]);
+			k++;
+		}
 	}
-	unregister_kprobes(batch, n);
+	if (n > k)
+		unregister_kprobes(batch + k, n - k);
 	for (i = 0; i < n; i++) {
 		struct kc_probe *p = container_of(batch[i], struct kc_probe, kp);
 
@@ -947,15 +1497,19 @@ static void kc_pool_unregister(struct kprobe **batch, unsigned int n,
  * Unregister the probes in @from state whose sites have been quiet for
  * @quiet jiffies (all of them with @force), in one batch.
  */
+/*
+ * The batch of a reaping under kc_pool_lock, which guards it: the drain at
+ * unload must end even when memory is short.
+ */
+static struct kprobe *kc_pool_locked_batch[KC_POOL_SIZE];
+
 static unsigned int kc_pool_reap_locked(int from, unsigned long quiet,
 					bool force)
 {
-	struct kprobe **batch;
+	struct kprobe **batch = kc_pool_locked_batch;
 	unsigned int n = 0, i;
 
-	batch = kmalloc_array(KC_POOL_SIZE, sizeof(*batch), GFP_KERNEL);
-	if (!batch)
-		return 0;
+	lockdep_assert_held(&kc_pool_lock);
 	for (i = 0; i < kc_pool_end(); i++) {
 		struct kc_probe *p = &kc_probes[i];
 
@@ -967,7 +1521,6 @@ static unsigned int kc_pool_reap_locked(int from, unsigned long quiet,
 			kc_probe_repoke(p);
 	}
 	kc_pool_unregister(batch, n, true);
-	kfree(batch);
 	return n;
 }
 
@@ -1096,6 +1649,20 @@ void kc_pool_drain(void)
 	}
 }
 
+static bool kc_pool_busy_within(unsigned long start, unsigned long end)
+{
+	unsigned int i;
+
+	for (i = 0; i < kc_pool_end(); i++) {
+		unsigned long a = (unsigned long)kc_probes[i].kp.addr;
+
+		if (kc_probe_state(&kc_probes[i]) == KC_PROBE_BUSY &&
+		    a >= start && a < end)
+			return true;
+	}
+	return false;
+}
+
 /* A module goes: its probes go now, before its text is freed. */
 void kc_pool_drop_range(unsigned long start, unsigned long end)
 {
@@ -1103,15 +1670,26 @@ void kc_pool_drop_range(unsigned long start, unsigned long end)
 	unsigned int n = 0, i;
 
 	batch = kmalloc_array(KC_POOL_SIZE, sizeof(*batch), GFP_KERNEL);
-	/* a registration or reaping in progress finishes first */
-	while (kc_pool_count(KC_PROBE_BUSY))
-		usleep_range(1000, 2000);
 	mutex_lock(&kc_pool_lock);
+	/*
+	 * A registration or reaping in the range finishes first. Entries go
+	 * BUSY only under the lock, so none does while it is held: the
+	 * keeper's unregistering of an entry is never doubled here.
+	 */
+	while (kc_pool_busy_within(start, end)) {
+		mutex_unlock(&kc_pool_lock);
+		usleep_range(1000, 2000);
+		mutex_lock(&kc_pool_lock);
+	}
+	/* a site picked before this is not to be visited */
+	kc_pool_drop_gen++;
 	for (i = 0; i < kc_pool_end(); i++) {
 		struct kc_probe *p = &kc_probes[i];
 		unsigned long a = (unsigned long)p->kp.addr;
+		int s = kc_probe_state(p);
 
-		if (kc_probe_state(p) == KC_PROBE_FREE || a < start || a >= end)
+		if (s == KC_PROBE_FREE || s == KC_PROBE_BUSY || a < start ||
+		    a >= end)
 			continue;
 		atomic_set(&p->state, KC_PROBE_IDLE);
 		if (p->direct)
@@ -1119,7 +1697,8 @@ void kc_pool_drop_range(unsigned long start, unsigned long end)
 		if (batch) {
 			batch[n++] = &p->kp;
 		} else {
-			unregister_kprobe(&p->kp);
+			if (!p->visit)
+				unregister_kprobe(&p->kp);
 			kc_probe_unmap_alias(p);
 			atomic_set(&p->state, KC_PROBE_FREE);
 		}
@@ -1160,13 +1739,14 @@ static void kc_probe_take_out(struct kc_probe *p, unsigned int gen)
 	smp_rmb();
 	if (open && READ_ONCE(p->alias_gen) == gen &&
 	    !IS_ERR(kc_probe_wrapper(p)) &&
-	    cmpxchg(p->alias, INT3_INSN_OPCODE, p->kp.opcode) ==
+	    kc_alias_cmpxchg(p->alias, INT3_INSN_OPCODE, p->kp.opcode) ==
 	    INT3_INSN_OPCODE)
 		WRITE_ONCE(p->out_ns, ktime_get_mono_fast_ns());
 	/* the write through the alias is done before it may go */
 	smp_mb__before_atomic();
 	atomic_dec(&p->alias_users);
 }
+NOKPROBE_SYMBOL(kc_probe_take_out);
 
 /*
  * int3, after kc_pool_take() gave @kp's first hit: whether that hit took
@@ -1324,7 +1904,10 @@ ssize_t kc_pool_stats(char *buf, size_t size)
 			 "registrations %lu\nregister_us_mean %llu\n"
 			 "enable_us_mean %llu\n"
 			 "spent_wait_us_mean %llu\nspent_life_us_mean %llu\n"
-			 "hits_stale %lu\nretire_settles %lu\n",
+			 "hits_stale %lu\nretire_settles %lu\n"
+			 "visits %lu\nvisit_us_mean %llu\nvisits_again %lu\n"
+			 "visit_again_us_mean %llu\nvisits_refused %lu\n"
+			 "visits_withdrawn %lu\n",
 			 kc_pool_armed(), spent, mismatched, kc_pool_reserve(),
 			 kc_pool_cold(),
 			 kc_pool_registered(), READ_ONCE(kc_pool_repokes),
@@ -1336,12 +1919,29 @@ ssize_t kc_pool_stats(char *buf, size_t size)
 			 kc_mean_us(kc_pool_enable_ns, kc_pool_enables),
 			 kc_mean_us(kc_pool_spent_wait_ns, kc_pool_spent_n),
 			 kc_mean_us(kc_pool_spent_life_ns, kc_pool_spent_n),
-			 kc_pool_sum_stale(), READ_ONCE(kc_pool_settles));
+			 kc_pool_sum_stale(), READ_ONCE(kc_pool_settles),
+			 READ_ONCE(kc_pool_visits),
+			 kc_mean_us(kc_pool_visit_ns, kc_pool_visits),
+			 READ_ONCE(kc_pool_revisits),
+			 kc_mean_us(kc_pool_revisit_ns, kc_pool_revisits),
+			 READ_ONCE(kc_pool_visits_refused),
+			 READ_ONCE(kc_pool_visits_withdrawn));
 }
 
 void kc_pool_init(kprobe_pre_handler_t handler)
 {
 	kc_pool_handler = handler;
+	kc_pool_visits_init();
+}
+
+/* After kc_pool_drain(): no visit is left for the notifier to find. */
+void kc_pool_exit(void)
+{
+	kc_pool_stop();
+	cancel_delayed_work_sync(&kc_pool_scrub_work);
+	if (kc_visits_possible)
+		unregister_die_notifier(&kc_pool_int3_nb);
+	kc_visits_possible = false;
 }
 
 /* The table changed: the reserve's sites may be targets no more. */

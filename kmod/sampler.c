@@ -6,11 +6,12 @@
  * it out of the text at once and arms the next one: one trap per sample,
  * not one per execution until some rotation.
  *
- * The rate is a budget: the armer earns sample_rate credits per second and
- * spends one per breakpoint it arms, so fired breakpoints per second follow
- * sample_rate whenever the armed code runs. Breakpoints whose code does not
- * run give their credit back after KC_STALE_MS and move on; up to
- * max_probes wait at once. stats says where the budget went.
+ * The armer earns credits at sample_rate, paced down by the overhead
+ * budget and the stall governor, and spends one per breakpoint it arms, so
+ * fired breakpoints per second follow the paced rate whenever the armed
+ * code runs. Breakpoints whose code does not run give their credit back
+ * (visits after KC_VISIT_MS, registered probes after KC_STALE_MS) and
+ * move on; up to max_probes wait at once. stats says where the rate went.
  *
  * The int3 handler is hot and NMI-like: per-CPU counters, one cmpxchg on a
  * first hit, nothing shared on the other hits.
@@ -31,6 +32,15 @@
 #include "kcollider.h"
 
 #define KC_STALE_MS		2000
+/*
+ * A visit whose code did not run goes this soon: it cost a byte, and its
+ * slot is worth more on a site whose code does run.
+ */
+#define KC_VISIT_MS		30
+/* Credits at the start, with visits: the first period's breakpoints. */
+#define KC_VISIT_SEED		8
+/* Sites a round may try before it gives up on the table for now. */
+#define KC_VISIT_TRIES		4
 /* The reserve moves on: a registered probe serves this long at most. */
 #define KC_RESERVE_LIFE_MS	2000
 #define KC_RESERVE_EXTRA	64
@@ -67,6 +77,7 @@
 #define KC_ARM_SLICE_NS		(2 * NSEC_PER_MSEC)
 
 struct kc_cpu_counts {
+	u64 handler_ns;			/* in our int3 handler */
 	unsigned long hits;		/* every int3 of ours */
 	unsigned long fired;		/* first hits */
 	unsigned long spent_hits;	/* hits after the first */
@@ -105,6 +116,7 @@ enum kc_limit {
 	KC_LIMIT_UNRUN,		/* max_probes armed, their code not run */
 	KC_LIMIT_RESERVE,	/* no registered probe left to enable */
 	KC_LIMIT_STALL,		/* sampled threads held too much of the time */
+	KC_LIMIT_BUDGET,	/* the detector's cost reached its budget */
 	KC_NR_LIMITS,
 };
 
@@ -113,6 +125,7 @@ static const char * const kc_limit_names[KC_NR_LIMITS] = {
 	[KC_LIMIT_UNRUN] = "armed_unrun",
 	[KC_LIMIT_RESERVE] = "reserve_empty",
 	[KC_LIMIT_STALL] = "stall_share",
+	[KC_LIMIT_BUDGET] = "budget",
 };
 
 /*
@@ -148,6 +161,31 @@ static bool kc_stall_thread_full;	/* one thread had its share */
 #define KC_PACE_MIN		(KC_PACE_FULL / 64)
 #define KC_PACE_STEP		(KC_PACE_FULL / 32)
 static unsigned int kc_pace;
+
+/*
+ * The overhead budget: overhead_permille of the online CPUs' time may go
+ * to the detector, and the rate it buys is spent, sample_rate being only
+ * a cap. Its cost, counted each stall period: the time sampled threads
+ * were held, its int3 handler's time, and its own threads' CPU time
+ * (arming, retiring, scrubbing, registering). What it cannot see is not
+ * counted: a trap's entry and exit, the watch IPIs on other CPUs.
+ */
+static u64 kc_cost_seen_ns;
+static unsigned int kc_cost_permille;	/* of the online CPUs, last period */
+/*
+ * In 2^20ths of the cap: a budget may buy a millionth of a high cap. Up
+ * by a quarter after a period within the budget, down in the ratio of
+ * budget to cost after one over it.
+ */
+#define KC_BUDGET_FULL		(1U << 20)
+static unsigned int kc_budget_pace;
+static unsigned long kc_budget_periods_over;
+/* since sampling started: what the detector cost, and what it could */
+static u64 kc_cost_total_ns;
+static u64 kc_budget_total_ns;
+/* samples per second the budget bought, over the last period */
+static unsigned int kc_rate_bought;
+static unsigned long kc_bought_fired_seen;
 
 static enum kc_limit kc_limit;
 static u64 kc_lost_ns[KC_NR_LIMITS];
@@ -207,7 +245,7 @@ static void kc_settle_defer(struct irq_work *work)
 static struct irq_work kc_settle_work = IRQ_WORK_INIT_HARD(kc_settle_defer);
 
 /* int3, NMI-like: no locks, no printk, no sleeping, no IPIs. */
-static int kc_probe_hit(struct kprobe *kp, struct pt_regs *regs)
+static int kc_probe_take_hit(struct kprobe *kp, struct pt_regs *regs)
 {
 	unsigned long addr = (unsigned long)kp->addr;
 	const struct kc_insn *insn;
@@ -230,6 +268,18 @@ static int kc_probe_hit(struct kprobe *kp, struct pt_regs *regs)
 	}
 	return ret;
 }
+NOKPROBE_SYMBOL(kc_probe_take_hit);
+
+/* The handler's time counts against the overhead budget. */
+static int kc_probe_hit(struct kprobe *kp, struct pt_regs *regs)
+{
+	u64 t0 = ktime_get_mono_fast_ns();
+	int ret = kc_probe_take_hit(kp, regs);
+
+	this_cpu_add(kc_counts.handler_ns, ktime_get_mono_fast_ns() - t0);
+	return ret;
+}
+NOKPROBE_SYMBOL(kc_probe_hit);
 
 /* No wake-up of the armer queued or running after this, until a hit. */
 static void kc_wakers_sync(void)
@@ -250,9 +300,48 @@ static unsigned long kc_sum(size_t offset)
 	return n;
 }
 
+/*
+ * Breakpoints armed at once, at most: max_probes, fewer while the budget
+ * is short. Visits of cold code cost the armer's time whether or not they
+ * fire, so the budget's pace scales their number as well as the rate.
+ */
+static unsigned int kc_max_armed(void)
+{
+	unsigned int max = READ_ONCE(kc_settings.max_probes);
+
+	if (!kc_pool_visits_on())
+		return max;
+	return max_t(unsigned int, (u64)max * READ_ONCE(kc_budget_pace) /
+				   KC_BUDGET_FULL, 1);
+}
+
+static u64 kc_sum64(size_t offset)
+{
+	u64 n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += *(u64 *)((char *)per_cpu_ptr(&kc_counts, cpu) + offset);
+	return n;
+}
+
 unsigned long kc_sampler_fired(void)
 {
 	return kc_sum(offsetof(struct kc_cpu_counts, fired));
+}
+
+/*
+ * Credits a second as the paces allow: the armer wakes for them, and a
+ * burst is a tenth of a second's worth of them, not of the cap's (credits
+ * piled up at the cap's pace lasted for seconds after the budget fell).
+ */
+static u64 kc_paced_rate(void)
+{
+	u64 rate = READ_ONCE(kc_settings.sample_rate);
+
+	rate = div_u64(div_u64(rate * kc_pace, KC_PACE_FULL) * kc_budget_pace,
+		       KC_BUDGET_FULL);
+	return max_t(u64, rate, 1);
 }
 
 static void kc_earn(void)
@@ -260,11 +349,26 @@ static void kc_earn(void)
 	u64 now = ktime_get_ns();
 	u64 rate = READ_ONCE(kc_settings.sample_rate);
 	u64 earned = (now - kc_last_ns) * rate;
-	u64 paced = div_u64(earned * kc_pace, KC_PACE_FULL);
+	u64 budget_pace = div_u64((u64)kc_budget_pace * KC_PACE_FULL,
+				  KC_BUDGET_FULL);
+	bool by_budget = budget_pace < kc_pace;
+	unsigned int max = kc_max_armed();
+	u64 paced = div_u64(div_u64(earned * kc_pace, KC_PACE_FULL) *
+			    kc_budget_pace, KC_BUDGET_FULL);
 	/* a short burst at most: credits do not pile up while code sleeps */
-	u64 cap = max_t(u64, NSEC_PER_SEC, NSEC_PER_SEC * rate / 10 * 1);
+	u64 cap = max_t(u64, NSEC_PER_SEC,
+			NSEC_PER_SEC * kc_paced_rate() / 10);
+	unsigned int armed = kc_pool_armed();
 
-	kc_lost_ns[KC_LIMIT_STALL] += earned - paced;
+	/*
+	 * Visits expire fast and hand their credit back: credit for every
+	 * free slot keeps them all going, and a slot pays only when it fires.
+	 */
+	if (kc_pool_visits_on() && armed < max)
+		cap = max_t(u64, cap, (u64)(max - armed) * NSEC_PER_SEC);
+
+	kc_lost_ns[by_budget ? KC_LIMIT_BUDGET : KC_LIMIT_STALL] +=
+		earned - paced;
 	kc_credit_ns += paced;
 	if (kc_credit_ns > cap) {
 		kc_lost_ns[kc_limit] += kc_credit_ns - cap;
@@ -285,6 +389,12 @@ static unsigned int kc_floor_probes(void)
 	return READ_ONCE(kc_cold_kept) ? kc_pool_live() : kc_pool_reserve();
 }
 
+static bool kc_refused_for_good(int ret)
+{
+	return ret != -ENOSPC && ret != -EBUSY && ret != -EAGAIN &&
+	       ret != -ENOMEM;
+}
+
 /* Registration is slow: one at a time. True if one was registered. */
 static bool kc_refill(unsigned int target)
 {
@@ -293,7 +403,8 @@ static bool kc_refill(unsigned int target)
 	bool budgeted;
 	int ret;
 
-	if (reserve >= target || !kc_sites_total())
+	/* visits need no reserve */
+	if (kc_pool_visits_on() || reserve >= target || !kc_sites_total())
 		return false;
 	budgeted = kc_floor_probes() >= KC_RESERVE_MIN;
 	if (budgeted) {
@@ -312,10 +423,37 @@ static bool kc_refill(unsigned int target)
 		return true;
 	}
 	kc_add_fail++;
-	if (ret != -ENOSPC && ret != -EBUSY && ret != -EAGAIN &&
-	    ret != -ENOMEM)
+	if (kc_refused_for_good(ret))
 		kc_sites_refuse(addr);
 	return false;
+}
+
+/* One breakpoint on a freshly picked site; false if none could be. */
+static bool kc_visit_one(void)
+{
+	unsigned long addr, gen;
+	int tries, ret = -EAGAIN;
+
+	for (tries = 0; tries < KC_VISIT_TRIES; tries++) {
+		gen = kc_pool_pick_gen();
+		addr = kc_sites_pick();
+		if (!addr)
+			return false;
+		ret = kc_pool_visit(addr, gen);
+		if (!ret)
+			return true;
+		if (ret == -ENOSPC)
+			return false;
+		kc_add_fail++;
+		if (kc_refused_for_good(ret))
+			kc_sites_refuse(addr);
+	}
+	return false;
+}
+
+static bool kc_arm_one(void)
+{
+	return kc_pool_visits_on() ? kc_visit_one() : kc_pool_arm();
 }
 
 static void kc_retire_spent(void)
@@ -353,7 +491,7 @@ static void kc_arm_budget(unsigned int max)
 		if (kc_pool_spent_any())
 			kc_retire_spent();
 		t = ktime_get_ns();
-		armed = kc_pool_arm();
+		armed = kc_arm_one();
 		kc_arm_ns += ktime_get_ns() - t;
 		if (!armed) {
 			kc_limit = KC_LIMIT_RESERVE;
@@ -407,6 +545,55 @@ static void kc_pace_adjust(void)
 					  KC_PACE_FULL));
 }
 
+static u64 kc_task_runtime(struct task_struct *t)
+{
+	return t ? READ_ONCE(t->se.sum_exec_runtime) : 0;
+}
+
+/* What sampled threads, the handler and the pool's work have cost, in ns. */
+static u64 kc_cost_base_ns(void)
+{
+	return (u64)atomic_long_read(&kc_stats.stall_us) * NSEC_PER_USEC +
+	       kc_sum64(offsetof(struct kc_cpu_counts, handler_ns)) +
+	       kc_pool_work_ns();
+}
+
+/* The armer's: and its own threads since they started. */
+static u64 kc_cost_ns(void)
+{
+	return kc_cost_base_ns() + kc_task_runtime(current) +
+	       kc_task_runtime(READ_ONCE(kc_keeper));
+}
+
+/* The armer's, once a period of @dt ns. */
+static void kc_budget_adjust(u64 dt)
+{
+	u64 cost = kc_cost_ns(), spent = cost - kc_cost_seen_ns;
+	u64 budget = div_u64(dt * num_online_cpus() *
+			     READ_ONCE(kc_settings.overhead_permille), 1000);
+	unsigned int pace = kc_budget_pace;
+
+	kc_cost_seen_ns = cost;
+	WRITE_ONCE(kc_cost_total_ns, kc_cost_total_ns + spent);
+	WRITE_ONCE(kc_budget_total_ns, kc_budget_total_ns + budget);
+	WRITE_ONCE(kc_rate_bought,
+		   div64_u64((u64)(kc_sampler_fired() - kc_bought_fired_seen) *
+			     NSEC_PER_SEC, max_t(u64, dt, 1)));
+	kc_bought_fired_seen = kc_sampler_fired();
+	/* stats reads it */
+	WRITE_ONCE(kc_cost_permille,
+		   div64_u64(spent * 1000, max_t(u64, dt * num_online_cpus(),
+						 1)));
+	if (spent > budget) {
+		pace = max_t(u64, div64_u64((u64)pace * budget, spent), 1);
+		kc_budget_periods_over++;
+	} else {
+		pace = min_t(unsigned int, pace + pace / 4 + 1,
+			     KC_BUDGET_FULL);
+	}
+	WRITE_ONCE(kc_budget_pace, pace);
+}
+
 /* The stall share of the last periods, halved each period. */
 static void kc_stall_observe(u64 now)
 {
@@ -419,6 +606,7 @@ static void kc_stall_observe(u64 now)
 		return;
 	}
 	kc_pace_adjust();
+	kc_budget_adjust(dt);
 	kc_stall_restart_period();
 	kc_stall_thread_full = false;
 	share = div64_u64((u64)max(stall - kc_stall_seen_us, 0L) *
@@ -456,7 +644,7 @@ static void kc_kick_on_stale(void)
 static u64 kc_armer_round(void)
 {
 	u64 start = ktime_get_ns();
-	unsigned int max = READ_ONCE(kc_settings.max_probes);
+	unsigned int max = kc_max_armed();
 	unsigned int target = max + KC_RESERVE_EXTRA;
 	bool keep_cold = kc_keep_cold(max);
 	unsigned int expired;
@@ -469,6 +657,7 @@ static u64 kc_armer_round(void)
 	 * holds a reference on it for its duration (an rmmod then fails).
 	 */
 	expired = kc_pool_expire(msecs_to_jiffies(KC_STALE_MS),
+				 msecs_to_jiffies(KC_VISIT_MS),
 				 msecs_to_jiffies(KC_RESERVE_LIFE_MS),
 				 kc_pool_reserve() >= target &&
 				 kc_sites_total() > target &&
@@ -514,13 +703,18 @@ static u64 kc_until_credit_ns(u64 rate)
  */
 static void kc_armer_sleep(u64 worked)
 {
-	u64 rate = max(READ_ONCE(kc_settings.sample_rate), 1U);
-	u64 wait = kc_until_credit_ns(rate);
+	u64 wait = kc_until_credit_ns(kc_paced_rate());
 	ktime_t t;
 
-	if (!READ_ONCE(kc_running) || kc_stall_over_budget() ||
-	    kc_pool_armed() >= READ_ONCE(kc_settings.max_probes))
+	if (!READ_ONCE(kc_running) || kc_stall_over_budget())
 		wait = KC_ARMER_IDLE_MS * NSEC_PER_MSEC;
+	else if (kc_pool_armed() >= kc_max_armed())
+		/* visits are due to expire long before the idle period ends */
+		wait = kc_pool_visits_on() ? KC_VISIT_MS * NSEC_PER_MSEC / 3 :
+					     KC_ARMER_IDLE_MS * NSEC_PER_MSEC;
+	else if (kc_limit == KC_LIMIT_RESERVE)
+		/* no site could be armed: not again at once */
+		wait = max_t(u64, wait, KC_VISIT_MS * NSEC_PER_MSEC / 6);
 	wait = clamp_t(u64, wait, 200 * NSEC_PER_USEC,
 		       KC_ARMER_IDLE_MS * NSEC_PER_MSEC);
 	if (worked > wait) {
@@ -645,10 +839,12 @@ void kc_sampler_stop(void)
 	}
 	kc_wakers_sync();
 	kc_pool_disarm_all();
+	kc_pool_stop();
 	kc_watch_repair_local();
 }
 
-void kc_sampler_start(void)
+/* Its threads could not start: nothing is left running, -errno. */
+int kc_sampler_start(void)
 {
 	struct task_struct *t;
 
@@ -661,19 +857,26 @@ void kc_sampler_start(void)
 	kc_stall_thread_full = false;
 	kc_stall_restart_period();
 	WRITE_ONCE(kc_pace, KC_PACE_FULL);
+	/* the budget's pace falls within a period if the cost is too high */
+	WRITE_ONCE(kc_budget_pace, KC_BUDGET_FULL);
+	kc_cost_seen_ns = kc_cost_base_ns();
+	kc_cost_total_ns = 0;
+	kc_budget_total_ns = 0;
+	kc_bought_fired_seen = kc_sampler_fired();
 	kc_pace_fired_seen = kc_sampler_fired();
 	kc_pace_skips_seen = atomic_long_read(&kc_stats.skipped[KC_SKIP_HELD]);
 	/* the first breakpoint at once, not a period after enabling */
 	kc_credit_ns = NSEC_PER_SEC;
 	kc_register_ns = 0;
+	kc_pool_start();
+	/* a few visits at once; the budget has not seen a period yet */
+	if (kc_pool_visits_on())
+		kc_credit_ns *= KC_VISIT_SEED;
 	WRITE_ONCE(kc_running, true);
 	kc_stall_unblock();
 	t = kthread_run(kc_armer_fn, NULL, "kcollider_armer");
-	if (IS_ERR(t)) {
-		pr_err("cannot start the armer: %ld\n", PTR_ERR(t));
-		WRITE_ONCE(kc_running, false);
-		return;
-	}
+	if (IS_ERR(t))
+		goto fail;
 	/*
 	 * Real-time, lowest priority: a spent breakpoint must leave the text
 	 * before the code it sits in comes round again, not when the
@@ -682,11 +885,15 @@ void kc_sampler_start(void)
 	sched_set_fifo_low(t);
 	WRITE_ONCE(kc_armer, t);
 	t = kthread_run(kc_keeper_fn, NULL, "kcollider_keeper");
-	if (IS_ERR(t)) {
-		pr_err("cannot start the keeper: %ld\n", PTR_ERR(t));
-		return;
-	}
+	if (IS_ERR(t))
+		goto fail;
 	kc_keeper = t;
+	return 0;
+
+fail:
+	pr_err("cannot start sampling: no thread: %ld\n", PTR_ERR(t));
+	kc_sampler_stop();
+	return PTR_ERR(t);
 }
 
 ssize_t kc_sampler_stats(char *buf, size_t size)
@@ -704,7 +911,10 @@ ssize_t kc_sampler_stats(char *buf, size_t size)
 			 "register_failures %lu\narmed_expired %lu\n"
 			 "armed_expired_kept %lu\n"
 			 "retired %lu\narm_us_mean %llu\nretire_us_mean %llu\n"
-			 "armer_throttled_ms %llu\narm_pace_permille %u\n",
+			 "armer_throttled_ms %llu\narm_pace_permille %u\n"
+			 "budget_pace_permille %u\ncost_permille %u\n"
+			 "budget_periods_over %lu\ncost_ms %llu\nbudget_ms %llu\n"
+			 "rate_bought %u\n",
 			 kc_sum(offsetof(struct kc_cpu_counts, hits)),
 			 kc_sampler_fired(),
 			 kc_sum(offsetof(struct kc_cpu_counts, spent_hits)),
@@ -715,7 +925,14 @@ ssize_t kc_sampler_stats(char *buf, size_t size)
 			 kc_retired ? div_u64(READ_ONCE(kc_retire_ns),
 					      kc_retired * 1000) : 0,
 			 div_u64(READ_ONCE(kc_busy_ns), NSEC_PER_MSEC),
-			 READ_ONCE(kc_pace) * 1000 / KC_PACE_FULL);
+			 READ_ONCE(kc_pace) * 1000 / KC_PACE_FULL,
+			 (unsigned int)div_u64((u64)READ_ONCE(kc_budget_pace) *
+					       1000, KC_BUDGET_FULL),
+			 READ_ONCE(kc_cost_permille),
+			 READ_ONCE(kc_budget_periods_over),
+			 div_u64(READ_ONCE(kc_cost_total_ns), NSEC_PER_MSEC),
+			 div_u64(READ_ONCE(kc_budget_total_ns), NSEC_PER_MSEC),
+			 READ_ONCE(kc_rate_bought));
 }
 
 int kc_sampler_init(void)
@@ -733,4 +950,5 @@ void kc_sampler_exit(void)
 	kc_pool_drain();
 	/* a hit racing with the stop may have queued one more wake-up */
 	kc_wakers_sync();
+	kc_pool_exit();
 }

@@ -355,6 +355,7 @@ static void kc_redirect(unsigned long ip, struct pt_regs *regs)
 	regs->ip = (unsigned long)kc_trampoline;
 	regs->flags &= ~(X86_EFLAGS_TF | X86_EFLAGS_AC | X86_EFLAGS_DF);
 }
+NOKPROBE_SYMBOL(kc_redirect);
 
 /*
  * Who was held, for the sampler's stall governor. A workload slows down
@@ -668,6 +669,7 @@ unflight:
 	atomic_dec(&kc_stalls_in_flight);
 	return 0;
 }
+NOKPROBE_SYMBOL(kc_stall_rehit);
 
 /* mechanics.md section 3: sleeping is legal only here. */
 static bool kc_can_sleep(void)

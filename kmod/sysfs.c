@@ -60,6 +60,7 @@ static ssize_t kc_uint_store(struct kobject *kobj, struct kobj_attribute *attr,
 	}
 
 KC_UINT_ATTR(sample_rate, sample_rate, 1, 100000);
+KC_UINT_ATTR(overhead_permille, overhead_permille, 1, 1000);
 KC_UINT_ATTR(max_probes, max_probes, 1, KC_MAX_PROBES);
 KC_UINT_ATTR(stall_share_permille, stall_share_permille, 1, 1000);
 KC_UINT_ATTR(window_sleep_us, window_sleep_us, 1, 100000);
@@ -293,6 +294,7 @@ static struct attribute *kc_attrs[] = {
 	&targets_attr.attr,
 	&sample_percpu_attr.attr,
 	&kc_attr_sample_rate.attr.attr,
+	&kc_attr_overhead_permille.attr.attr,
 	&kc_attr_max_probes.attr.attr,
 	&kc_attr_stall_share_permille.attr.attr,
 	&kc_attr_window_sleep_us.attr.attr,

@@ -325,8 +325,8 @@ static int kc_targets_update(const char *buf, size_t len)
 		swap(l, kc_specs);
 		kc_pool_flush();
 	}
-	if (on)
-		kc_sampler_start();
+	if (on && kc_sampler_start())
+		kc_sampling_failed();
 out:
 	kfree(l);
 	return ret;
@@ -393,9 +393,15 @@ static int kc_module_event(struct notifier_block *nb, unsigned long action,
 		if (kc_sites_add_module(mod, &f))
 			pr_warn("module %s: no sites (out of memory)\n",
 				mod->name);
-	} else if (action == MODULE_STATE_GOING &&
-		   kc_sites_del_module(mod->name, &start, &end)) {
-		kc_pool_drop_range(start, end);
+	} else if (action == MODULE_STATE_GOING) {
+		kc_sites_del_module(mod->name, &start, &end);
+		/*
+		 * Its whole text, not only its sites': probes of a module the
+		 * targets dropped earlier wait in the pool as idle entries
+		 * until reaped, with a writable alias of the text going away.
+		 */
+		start = (unsigned long)mod->core_layout.base;
+		kc_pool_drop_range(start, start + mod->core_layout.size);
 	}
 	mutex_unlock(&kc_state_lock);
 	return NOTIFY_DONE;

@@ -254,6 +254,7 @@ static void kc_watch_ipi(void *info)
 	kc_watch_apply_local(info);
 	atomic_dec(&kc_ipis_in_flight);
 }
+NOKPROBE_SYMBOL(kc_watch_ipi);
 
 static void kc_watch_kick(struct kc_slot *slot, int cpu)
 {
@@ -640,6 +641,7 @@ static void kc_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 	kc_unwind_regs(regs, a);
 	atomic_set_release(&slot->trap_done[n], 1);
 }
+NOKPROBE_SYMBOL(kc_watch_hit);
 
 /* The module's own memory: never a watch target. */
 bool kc_addr_is_detector(unsigned long addr, unsigned int size)

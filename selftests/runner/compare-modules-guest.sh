@@ -52,6 +52,8 @@ for rate in ${COMPARE_RATES:-5 20 100 1000}; do
 			off=$(elapsed workload)
 			insmod "${!m}" || exit 1
 			echo "$rate" > $sys/sample_rate
+			# the rate itself, where the module has a budget
+			echo 1000 > $sys/overhead_permille 2> /dev/null
 			apply_settings "$m" || exit 1
 			for f in $hot_funcs; do
 				echo "$f" > $sys/targets 2> /dev/null

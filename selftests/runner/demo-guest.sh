@@ -20,6 +20,7 @@ echo "module:kc_planted" > $sys/targets || exit 1
 cat $sys/targets
 # a demo wants its races in seconds, not the default's low overhead
 echo 200 > $sys/sample_rate || exit 1
+echo 1000 > $sys/overhead_permille || exit 1
 echo 1 > $sys/enabled || exit 1
 
 for s in r1 r5 r8 r9 n1; do

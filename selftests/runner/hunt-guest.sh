@@ -52,8 +52,10 @@ elif [ -n "${HUNT_VMLINUX:-}" ] && [ -n "$image_globs" ]; then
 	"$cli" mark -V "$HUNT_VMLINUX" -f "$image_globs" \
 		${HUNT_SOURCE:+-S "$HUNT_SOURCE"} || exit 1
 fi
-# a hunt trades overhead for samples: 200/s unless HUNT_RATE says otherwise
+# a hunt trades overhead for samples: a budget of HUNT_BUDGET thousandths
+# of the CPUs (default 100), 200/s at most unless HUNT_RATE says otherwise
 echo "${HUNT_RATE:-200}" > $sys/sample_rate || exit 1
+echo "${HUNT_BUDGET:-100}" > $sys/overhead_permille || exit 1
 echo 1 > $sys/enabled || exit 1
 
 step "workload: $secs s of stress-ng (pipes, unix sockets, files, directories)"

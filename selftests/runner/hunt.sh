@@ -5,7 +5,8 @@
 # (vmlinux and every module; HUNT_TARGETS, in the syntax of the targets
 # parameter, narrows it to a subsystem), runs a parallel workload on real subsystems
 # (ext4 on a loop device, tmpfs, pipes, unix sockets) for HUNT_SECS
-# seconds (default 300) at HUNT_RATE samples a second (default 200), then
+# seconds (default 300) at HUNT_RATE samples a second at most (default 200)
+# within HUNT_BUDGET thousandths of the CPUs' time (default 100), then
 # prints the races grouped by function pair,
 # their TSO verdicts and kcollider's counters. The report log is kept in
 # build/results/hunt/reports.log. Environment as for check.sh.
@@ -28,7 +29,8 @@ esac
 "$top/selftests/runner/run-vm.sh" -o "$results" -k "${VM_IMAGE:-}" \
 	-r "${KREL:-}" -c "${VM_CPUS:-4}" -M 3072 \
 	-t "${VM_TIMEOUT:-$((secs + 900))}" -- \
-	env HUNT_RATE="${HUNT_RATE:-200}" HUNT_TARGETS="${HUNT_TARGETS:-all}" \
+	env HUNT_RATE="${HUNT_RATE:-200}" HUNT_BUDGET="${HUNT_BUDGET:-100}" \
+	HUNT_TARGETS="${HUNT_TARGETS:-all}" \
 	HUNT_MARK="${HUNT_MARK:-}" HUNT_VMLINUX="${HUNT_VMLINUX:-}" \
 	HUNT_SOURCE="${HUNT_SOURCE:-}" \
 	"$top/selftests/runner/hunt-guest.sh" "$top" "$secs"

@@ -333,6 +333,8 @@ static const struct knob knobs[] = {
 		"0x10", NULL } },
 	{ "stall_share_permille", "333", { "half", "-1", "0", "1001", "0.5",
 		"25%", NULL } },
+	{ "overhead_permille", "40", { "cheap", "-1", "0", "1001", "1.5",
+		"2%", "0x10", NULL } },
 	{ "window_sleep_us", "1500", { "x", "-1", "0", "100001",
 		"18446744073709551616", NULL } },
 	{ "window_atomic_us", "50", { "x", "-1", "0", "1001", "1e3", NULL } },
@@ -460,7 +462,9 @@ TEST_F_TIMEOUT(planted, module_target_of_loaded_module_samples_it, 150)
 	ASSERT_EQ(sites, kc_stat("sites"));
 	ASSERT_EQ(0, kc_enable());
 	ASSERT_GT(run_until_stat("r1", "fired", 1, 60), 0);
-	ASSERT_TRUE(kprobes_list_mentions(" kc_planted"));
+	/* its sites visited, or with visits off, kprobes on them */
+	ASSERT_TRUE(kc_stat("visits") > 0 ||
+		    kprobes_list_mentions(" kc_planted"));
 }
 
 /* ... and for one that loads later, and goes away again */
@@ -504,6 +508,33 @@ TEST_F_TIMEOUT(own_load, module_target_follows_load_and_unload, 150)
 	ASSERT_EQ(0, kc_stat("sites"));
 	/* dropped, not left behind as [GONE] probes */
 	ASSERT_FALSE(kprobes_list_mentions("[GONE]"));
+	/* nor as visits of its freed text: every entry of the pool free */
+	ASSERT_EQ(0, kc_stat("probes_registered"));
+	ASSERT_EQ(0, kc_unload_module("kcollider"));
+}
+
+/*
+ * Probes left in the pool by a targets change, sampling off, nobody to
+ * reap them: when their module unloads they go with it, not stay
+ * registered on its freed text.
+ */
+TEST_F_TIMEOUT(own_load, probes_of_a_module_no_longer_targeted_go_with_it, 150)
+{
+	if (!kc_in_vm())
+		SKIP(return, "not inside the kcollider test VM");
+	/* registered probes: kprobes' list shows what is left of them */
+	ASSERT_EQ(0, kc_load_module(kc_module_path(), "visits=0"));
+	ASSERT_EQ(0, kc_load_module(planted_path(), NULL));
+	ASSERT_EQ(0, kc_write_attr("targets", "module:kc_planted"));
+	ASSERT_EQ(0, kc_enable());
+	ASSERT_GT(run_until_stat("r1", "fired", 1, 60), 0);
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	ASSERT_EQ(0, kc_write_attr("targets", "clear"));
+	/* the case this is about: idle probes still in the module */
+	ASSERT_TRUE(kprobes_list_mentions(" kc_planted"));
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+	EXPECT_FALSE(kprobes_list_mentions("[GONE]"));
+	EXPECT_FALSE(kprobes_list_mentions(" kc_planted"));
 	ASSERT_EQ(0, kc_unload_module("kcollider"));
 }
 

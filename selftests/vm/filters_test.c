@@ -84,7 +84,8 @@ TEST_F_TIMEOUT(filters, b1_increment_only_counter_is_benign_lossy_counter, 120)
 }
 
 /*
- * B1's workers run the sampled increment too: one that hits the spent
+ * With registered probes (visits=0), B1's workers run the sampled
+ * increment too: one that hits the spent
  * breakpoint single-steps the instruction in the probe's slot, and its
  * #DB comes from there. It is the same access: mapped back to its site,
  * it is named, unwound and compared (lossy-counter) as the other
@@ -95,6 +96,9 @@ TEST_F_TIMEOUT(filters, b1_racer_stepping_a_probe_is_named_by_its_site, 300)
 	const char *log;
 	long stepping;
 
+	/* only a registered probe has a slot to step in: no visits */
+	ASSERT_EQ(0, kc_unload_module("kcollider"));
+	ASSERT_EQ(0, kc_load_module(kc_module_path(), "visits=0"));
 	ASSERT_EQ(0, kc_write_attr("dedup_ms", "0"));
 	ASSERT_EQ(0, start("kc_planted:kc_b1_stat_inc"));
 	stepping = run_until_stat("b1", "racers_stepping", 1, 240);

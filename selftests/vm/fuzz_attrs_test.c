@@ -61,6 +61,7 @@ static const struct known known_files[] = {
 	{ .name = "sample_rate", .kind = K_UINT, .min = 1, .max = 100000 },
 	{ .name = "max_probes", .kind = K_UINT, .min = 1, .max = 256 },
 	{ .name = "stall_share_permille", .kind = K_UINT, .min = 1, .max = 1000 },
+	{ .name = "overhead_permille", .kind = K_UINT, .min = 1, .max = 1000 },
 	{ .name = "window_sleep_us", .kind = K_UINT, .min = 1, .max = 100000 },
 	{ .name = "window_atomic_us", .kind = K_UINT, .min = 1, .max = 1000 },
 	{ .name = "arm_timeout_us", .kind = K_UINT, .min = 1, .max = 10000 },

@@ -193,9 +193,12 @@ TEST_F_TIMEOUT(marking, b6_bit_spinlock_word_is_benign, 150)
 	ASSERT_EQ(0, start("kc_b6_set_first", "kc_b6_is_locked"));
 	ASSERT_TRUE(run_until_report("b6", "kcollider: benign: filter=", 40))
 		TH_LOG("%.3000s", read_reports());
+	/*
+	 * No report of a pair. A one-sided one may come (a value changed
+	 * and its writer's trap missed the window): it names no pair, and no
+	 * filter may call it benign.
+	 */
 	EXPECT_FALSE(names_a_pair(read_reports())) TH_LOG("%.3000s", read_reports());
-	EXPECT_EQ(NULL, strstr(read_reports(), "kcollider: class: harmful"))
-		TH_LOG("%.3000s", read_reports());
 }
 
 /*

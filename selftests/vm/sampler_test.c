@@ -33,6 +33,18 @@ static int kprobes_listed(void)
 }
 
 /*
+ * A kprobe of kcollider's that is no sampled site: the memory-reuse
+ * filter's on kmem_cache_free_bulk(), and while sampling the hooks that
+ * take visits out before kprobes prepares a probe.
+ */
+static bool not_a_site(const char *line)
+{
+	return strstr(line, " kmem_cache_free_bulk+") ||
+	       strstr(line, " arch_prepare_kprobe+") ||
+	       strstr(line, " arch_prepare_optimized_kprobe+");
+}
+
+/*
  * Enabled breakpoints of the sampler. While sampling, the memory-reuse
  * filter also holds a probe on kmem_cache_free_bulk(): not one of them.
  */
@@ -44,8 +56,7 @@ static int kprobes_enabled(void)
 	if (kc_read_file(KPROBES_LIST, buf, sizeof(buf)) < 0)
 		return -1;
 	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
-		n += !strstr(line, "[DISABLED]") &&
-		     !strstr(line, " kmem_cache_free_bulk+");
+		n += !strstr(line, "[DISABLED]") && !not_a_site(line);
 	return n;
 }
 
@@ -89,7 +100,7 @@ static int kprobe_addrs(unsigned long *addrs, int max)
 		return -1;
 	for (line = strtok_r(buf, "\n", &save); line && n < max;
 	     line = strtok_r(NULL, "\n", &save))
-		if (!strstr(line, " kmem_cache_free_bulk+"))
+		if (!not_a_site(line))
 			addrs[n++] = strtoul(line, NULL, 16);
 	return n;
 }
@@ -118,6 +129,62 @@ static int int3s_at(const unsigned long *addrs, int n)
 }
 
 static unsigned long probe_addrs[1024];
+
+#define KC_VISITED	"/sys/kernel/debug/kcollider/visited"
+
+/* The sites the sampler visited last: no kprobe of theirs is listed. */
+static int visited_addrs(unsigned long *addrs, int max)
+{
+	char *line, *save;
+	int n = 0;
+
+	if (kc_read_file(KC_VISITED, buf, sizeof(buf)) < 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line && n < max;
+	     line = strtok_r(NULL, "\n", &save))
+		addrs[n++] = strtoul(line, NULL, 16);
+	return n;
+}
+
+/* Every site the sampler may lately have written an int3 to, up to @max. */
+static int sampler_addrs(unsigned long *addrs, int max)
+{
+	int n = kprobe_addrs(addrs, max), m;
+
+	if (n < 0)
+		return n;
+	m = visited_addrs(addrs + n, max - n);
+	return m < 0 ? m : n + m;
+}
+
+/* @len bytes of kernel text at @addr as the CPUs fetch them; 0 or -1. */
+static int kernel_text_read(unsigned long addr, unsigned char *out, size_t len)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	int fd, i, ret = -1;
+
+	fd = open("/proc/kcore", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh))
+		goto out;
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) !=
+		    sizeof(ph))
+			break;
+		if (ph.p_type != PT_LOAD || addr < ph.p_vaddr ||
+		    addr + len > ph.p_vaddr + ph.p_memsz)
+			continue;
+		if (pread(fd, out, len, ph.p_offset + addr - ph.p_vaddr) ==
+		    (ssize_t)len)
+			ret = 0;
+		break;
+	}
+out:
+	close(fd);
+	return ret;
+}
 
 /* "spec sites=N" of the targets attribute, -1 if the spec is absent. */
 static long target_sites(const char *spec)
@@ -237,6 +304,8 @@ static void workload(int rounds)
 	workload_for(rounds, 3600);
 }
 
+static int foreign_probe_del(void);
+
 FIXTURE(engine) {
 	bool loaded;
 };
@@ -252,6 +321,8 @@ FIXTURE_SETUP(engine)
 
 FIXTURE_TEARDOWN(engine)
 {
+	/* a test that stopped half-way leaves no foreign probe behind */
+	foreign_probe_del();
 	if (!self->loaded)
 		return;
 	kc_write_attr("enabled", "0");
@@ -435,10 +506,212 @@ TEST_F_TIMEOUT(engine, fired_breakpoints_are_retired, 120)
 	/* and what kprobes lists agrees once nothing is armed any more */
 	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
 	ASSERT_EQ(0, kprobes_enabled());
-	n = kprobe_addrs(probe_addrs, ARRAY_SIZE(probe_addrs));
+	n = sampler_addrs(probe_addrs, ARRAY_SIZE(probe_addrs));
 	ASSERT_LT(0, n);
 	/* nor does the text hold an int3 kprobes does not know of */
 	ASSERT_EQ(0, int3s_at(probe_addrs, n));
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+}
+
+#define TRACING		"/sys/kernel/debug/tracing"
+#define FOREIGN		"kc_foreign"
+#define KC_TEXT_MAX	(256 * 1024)
+
+/* A kprobe of another tool's on @addr, through kprobe_events: 0 or -1. */
+static int foreign_probe_add(unsigned long addr)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "p:%s 0x%lx", FOREIGN, addr);
+	if (kc_write_file(TRACING "/kprobe_events", cmd))
+		return -1;
+	if (kc_write_file(TRACING "/events/kprobes/" FOREIGN "/enable", "1")) {
+		kc_write_file(TRACING "/kprobe_events", "-:" FOREIGN);
+		return -1;
+	}
+	return 0;
+}
+
+static int foreign_probe_del(void)
+{
+	kc_write_file(TRACING "/events/kprobes/" FOREIGN "/enable", "0");
+	return kc_write_file(TRACING "/kprobe_events", "-:" FOREIGN);
+}
+
+/*
+ * Another tool's kprobe on kcollider's trap and IPI handlers would trap
+ * inside them: kprobes refuses one there, as on its own.
+ */
+TEST_F(engine, trap_handlers_take_no_foreign_kprobe)
+{
+	static const char * const handlers[] = {
+		"kc_probe_hit", "kc_pool_int3", "kc_watch_hit", "kc_watch_ipi",
+		"kc_stall_rehit", NULL,
+	};
+	unsigned long long addr;
+	int i;
+
+	for (i = 0; handlers[i]; i++) {
+		addr = kc_kallsyms_find(handlers[i], "tT", "kcollider");
+		ASSERT_NE(0, addr) TH_LOG("%s not in kallsyms", handlers[i]);
+		EXPECT_NE(0, foreign_probe_add(addr)) {
+			TH_LOG("%s took a kprobe", handlers[i]);
+			foreign_probe_del();
+		}
+	}
+	/* the refusal is theirs: a function off those paths takes one */
+	addr = kc_kallsyms_find("kc_targets_show", "tT", "kcollider");
+	ASSERT_NE(0, addr);
+	ASSERT_EQ(0, foreign_probe_add(addr));
+	ASSERT_EQ(0, foreign_probe_del());
+}
+
+/*
+ * Whether the probe on @addr is optimized, waiting @ms at most: kprobes
+ * lists it so once queued, and its jump (0xe9) goes in later.
+ */
+static bool kprobe_optimized(unsigned long addr, int ms)
+{
+	char *line, *save;
+	unsigned char op;
+	bool listed;
+	int i;
+
+	for (i = 0; i < ms / 20; i++) {
+		if (kc_read_file(KPROBES_LIST, buf, sizeof(buf)) < 0)
+			return false;
+		listed = false;
+		for (line = strtok_r(buf, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save))
+			listed |= strtoul(line, NULL, 16) == addr &&
+				  strstr(line, "[OPTIMIZED]");
+		if (listed && !kernel_text_read(addr, &op, 1) && op == 0xe9)
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+/* The planted module's text: from its first function to past its last. */
+static int planted_text(unsigned long *lo, unsigned long *hi)
+{
+	char line[512], sym[256], mod[72];
+	unsigned long long addr;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char type;
+
+	*lo = ULONG_MAX;
+	*hi = 0;
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s [%71[^]]", &addr, &type, sym,
+			   mod) != 4 || strcmp(mod, "kc_planted") ||
+		    !strchr("tT", type))
+			continue;
+		*lo = addr < *lo ? addr : *lo;
+		*hi = addr > *hi ? addr : *hi;
+	}
+	if (f)
+		fclose(f);
+	/* the last function's own bytes */
+	*hi += 256;
+	return *lo < *hi && *hi - *lo <= KC_TEXT_MAX ? 0 : -1;
+}
+
+/*
+ * Waits (up to 3 s) for the sampler's int3 at @site, then registers the
+ * foreign probe at @at: kprobes prepares it while our visit is armed.
+ */
+static int foreign_probe_add_while_armed(unsigned long site, unsigned long at)
+{
+	unsigned char b = 0;
+	int i;
+
+	for (i = 0; i < 3000 && b != 0xcc; i++)
+		if (kernel_text_read(site, &b, 1) || (b != 0xcc && usleep(1000)))
+			return -1;
+	return b == 0xcc ? foreign_probe_add(at) : -1;
+}
+
+/*
+ * Issue 37's coexistence case. A visit's int3 sits in the text without a
+ * kprobe of ours: another tool's probe prepared next to it (an optimized
+ * one copies the bytes after its own, ours included, and writes them back
+ * when unoptimized) must find the original bytes. Our hook on kprobes'
+ * preparation takes armed visits out first, and no visit is armed where an
+ * optimized probe's jump covers it. Whatever the order, the module's text
+ * ends as it began.
+ */
+TEST_F_TIMEOUT(engine, foreign_optimized_kprobe_next_to_a_visit_leaves_no_int3, 300)
+{
+	static unsigned char pristine[KC_TEXT_MAX], text[KC_TEXT_MAX];
+	/* what an optimized probe's jump covers */
+	unsigned char window[5], now[5];
+	unsigned long lo, hi, site = 0, at = 0;
+	long withdrawn;
+	int i, k, n, tries;
+
+	/* visits are opt-in */
+	ASSERT_EQ(0, kc_unload_module("kcollider"));
+	ASSERT_EQ(0, kc_load_module(kc_module_path(), "visits=1"));
+	ASSERT_EQ(0, load_planted());
+	ASSERT_EQ(0, planted_text(&lo, &hi));
+	ASSERT_EQ(0, kernel_text_read(lo, pristine, hi - lo));
+	ASSERT_EQ(0, kc_write_attr("targets", "module:kc_planted"));
+	ASSERT_EQ(0, kc_enable());
+	usleep(300000);
+	/* the planted code is cold: its sites are visited, not registered */
+	ASSERT_LT(0, kc_stat("visits"));
+	ASSERT_EQ(0, kprobe_addrs(probe_addrs, ARRAY_SIZE(probe_addrs)));
+	n = visited_addrs(probe_addrs, ARRAY_SIZE(probe_addrs));
+	ASSERT_LT(0, n);
+	/* a place 1-4 bytes before a site where kprobes optimizes a probe */
+	for (i = 0; i < n && !at; i++) {
+		for (k = 1; k <= 4 && !at; k++) {
+			if (probe_addrs[i] - k < lo ||
+			    foreign_probe_add(probe_addrs[i] - k))
+				continue;
+			if (kprobe_optimized(probe_addrs[i] - k, 500)) {
+				site = probe_addrs[i];
+				at = site - k;
+			}
+			ASSERT_EQ(0, foreign_probe_del());
+		}
+	}
+	ASSERT_NE(0, at) TH_LOG("no optimizable place before %d sites", n);
+	TH_LOG("site %lx, foreign probe at %lx", site, at);
+	/* registered while our int3 is in: the hook takes it out first */
+	withdrawn = kc_stat("visits_withdrawn");
+	for (tries = 0; tries < 30; tries++) {
+		ASSERT_EQ(0, foreign_probe_add_while_armed(site, at));
+		if (kc_stat("visits_withdrawn") > withdrawn)
+			break;
+		ASSERT_EQ(0, foreign_probe_del());
+	}
+	ASSERT_LT(withdrawn, kc_stat("visits_withdrawn"));
+	ASSERT_TRUE(kprobe_optimized(at, 3000));
+	/* while the jump is in, no visit writes under it */
+	ASSERT_EQ(0, kernel_text_read(at, window, sizeof(window)));
+	for (i = 0; i < 300; i++) {
+		ASSERT_EQ(0, kernel_text_read(at, now, sizeof(now)));
+		ASSERT_EQ(0, memcmp(window, now, sizeof(now)))
+			TH_LOG("the jump changed, pass %d: %02x %02x %02x %02x %02x, was %02x %02x %02x %02x %02x",
+			       i, now[0], now[1], now[2], now[3], now[4],
+			       window[0], window[1], window[2], window[3],
+			       window[4]);
+		usleep(1000);
+	}
+	/* unoptimized and gone, with sampling going on */
+	ASSERT_EQ(0, foreign_probe_del());
+	usleep(200000);
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	ASSERT_EQ(0, kc_unload_module("kcollider"));
+	self->loaded = false;
+	ASSERT_EQ(0, kprobes_listed());
+	ASSERT_EQ(0, kernel_text_read(lo, text, hi - lo));
+	for (i = 0; i < (int)(hi - lo); i++)
+		ASSERT_EQ(pristine[i], text[i])
+			TH_LOG("byte at %lx: %02x, was %02x", lo + i, text[i],
+			       pristine[i]);
 	ASSERT_EQ(0, kc_unload_module("kc_planted"));
 }
 
@@ -584,6 +857,8 @@ static int run_h1_held(const char *permille, struct held_run *r)
 
 	ret = kc_write_attr("stall_share_permille", permille);
 	ret = ret ?: kc_write_attr("sample_rate", "1000");
+	/* the stall governor alone: no overhead budget to stop it first */
+	ret = ret ?: kc_write_attr("overhead_permille", "1000");
 	ret = ret ?: kc_enable();
 	if (ret)
 		return ret;
@@ -682,7 +957,7 @@ static long rate_lost_total(void)
 {
 	return kc_stat("rate_lost_patching") + kc_stat("rate_lost_armed_unrun") +
 	       kc_stat("rate_lost_reserve_empty") +
-	       kc_stat("rate_lost_stall_share");
+	       kc_stat("rate_lost_stall_share") + kc_stat("rate_lost_budget");
 }
 
 /*
@@ -717,6 +992,44 @@ TEST_F_TIMEOUT(engine, rate_beyond_the_machine_is_explained, 600)
 	/* the budget earned minus what was armed, less at most the cap */
 	ASSERT_GE(lost, rate * (t1 - t0) / 2) TH_LOG("%s", buf);
 	ASSERT_EQ(NULL, dmesg_trouble());
+}
+
+/*
+ * Issue 37's budget: the detector's cost (stalls, its int3 handler, its
+ * own threads) stays near overhead_permille of the CPUs' time, however
+ * high the rate cap. H1 hits its one site the moment it is let go, so at
+ * 100000/s it would be held nearly all its time. Asserted on the
+ * governor's own accounting, summed over the periods of the run: a
+ * period over the budget is followed by a slower one.
+ */
+TEST_F_TIMEOUT(engine, budget_holds_the_cost_on_a_hot_loop, 600)
+{
+	long cost, budget;
+	int i;
+
+	ASSERT_EQ(0, load_planted());
+	ASSERT_EQ(0, kc_write_attr("targets", "kc_planted:kc_h1_step"));
+	ASSERT_EQ(0, kc_write_attr("overhead_permille", "20"));
+	ASSERT_EQ(0, kc_write_attr("sample_rate", "100000"));
+	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	/* until the governor has accounted for 4 s of the CPUs' time */
+	for (i = 0; i < 600 && kc_stat("budget_ms") < 4 * 4000 * 20 / 1000;
+	     i++)
+		ASSERT_EQ(0, kc_write_file("/sys/kernel/debug/kc_planted/run",
+					   "h1 200"));
+	cost = kc_stat("cost_ms");
+	budget = kc_stat("budget_ms");
+	kc_read_attr("stats", buf, sizeof(buf));
+	TH_LOG("cost %ld ms, budget %ld ms, samples %ld, periods over %ld",
+	       cost, budget, kc_stat("samples"), kc_stat("budget_periods_over"));
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	ASSERT_GE(budget, 4 * 4000 * 20 / 1000);
+	/* the loop did run into the budget, and the governor held it */
+	ASSERT_GT(kc_stat("budget_periods_over"), 0) TH_LOG("%s", buf);
+	ASSERT_GT(kc_stat("rate_lost_budget"), 0) TH_LOG("%s", buf);
+	ASSERT_GT(kc_stat("samples"), 0);
+	ASSERT_LE(cost, 2 * budget) TH_LOG("%s", buf);
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
 }
 
 /*
@@ -904,7 +1217,7 @@ static void soak_cycle(struct __test_metadata *_metadata, int cycle,
 			TH_LOG("cycle %d", cycle);
 		ASSERT_EQ(0, kc_write_attr("enabled", "0"));
 		ASSERT_EQ(0, kprobes_enabled()) TH_LOG("cycle %d", cycle);
-		n = kprobe_addrs(probe_addrs, ARRAY_SIZE(probe_addrs));
+		n = sampler_addrs(probe_addrs, ARRAY_SIZE(probe_addrs));
 		ASSERT_LE(0, n);
 		ASSERT_EQ(0, int3s_at(probe_addrs, n)) TH_LOG("cycle %d", cycle);
 		kmsg("soak cycle %d: unloading", cycle);
