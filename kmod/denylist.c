@@ -81,7 +81,7 @@ static const char * const kc_denied_names[] = {
 	/*
 	 * every clocksource's read: the stall reads the clock in the sampled
 	 * thread's context, and read_hpet() sampled between taking and
-	 * dropping its lock spun forever on it (a hunt, every vCPU there)
+	 * dropping its lock spins forever on it, on every CPU that reads it
 	 */
 	"*hpet*", "acpi_pm_*", "*kvm_clock*", "kvm_sched_clock*",
 	"pvclock_*",

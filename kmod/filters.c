@@ -2,7 +2,7 @@
 /*
  * The benign-race filters: which reported races are benign, and why.
  *
- * DataCollider found about 90% of raw reports benign, half of them lossy
+ * DataCollider found most raw reports benign, many of them lossy
  * statistics counters. Each filter here recognizes one such pattern from
  * the report's facts (decoded instructions, values, symbols) and names
  * itself in the report's class line; none may hide the real bugs that look
@@ -191,7 +191,7 @@ static bool kc_counter_decided(const struct kc_side *a)
  * window caught was the racer's increment instruction: the count then went
  * down because an add wrote back a value it read before the window (a
  * lost update: under QEMU TCG the host can deschedule a vCPU between an
- * add's read and its write; B1 was seen 237 and 40,353 lower, the latter
+ * add's read and its write, and a counter can then read far lower, even
  * with several CPUs' increments trapped). A reset by other code traps at
  * another instruction.
  */
@@ -716,8 +716,9 @@ int kc_filters_classify(struct kc_report *r)
 
 /*
  * The kmem tracepoints (exported) rather than kprobes on kfree(): an
- * ftrace-based probe on so hot a function was seen to crash the guest when
- * it was unregistered while other CPUs were freeing (RIP 0 in __vunmap).
+ * ftrace-based probe on so hot a function can crash the guest when it is
+ * unregistered while other CPUs are freeing (a jump to address zero from
+ * __vunmap).
  * Tracepoint probes run in the freeing context, possibly IRQ: lock-free.
  */
 static void kc_trace_kfree(void *data, unsigned long call_site,
@@ -765,10 +766,10 @@ static struct kprobe kc_bulk_free_probe = {
 /*
  * At offset 0 kprobes would use ftrace: a lone ftrace probe makes ftrace
  * register and unregister its ops on every enable/disable, and an
- * ftrace-based probe on kfree() once crashed the guest when it went (see
- * below). Right after the fentry call (a 5-byte NOP, or the call itself
- * while someone traces) nothing has touched the arguments yet: an int3
- * probe there, like every other probe of ours.
+ * ftrace-based probe on kfree() can crash the guest when it goes (see the
+ * kmem tracepoints). Right after the fentry call (a 5-byte NOP, or the
+ * call itself while someone traces) nothing has touched the arguments yet:
+ * an int3 probe there, like every other probe of ours.
  */
 static unsigned int kc_bulk_free_offset(void)
 {

@@ -129,11 +129,11 @@ static unsigned long kc_pool_visits_withdrawn;
  * A visit's stale int3 under TCG (see kc_probe_scrub()) is retried by
  * kprobes' handler, unseen by us, until its page is written again: no
  * stale hit tells the keeper. So a visit's page is written again at
- * doubling intervals from 2 ms after its removal, by a work item of its
- * own that goes on after sampling stops, and its entry is reaped only
- * then: to about a second for a visit that fired (a CPU runs there), to
- * 16 ms for one that expired. A page no CPU runs code from costs QEMU
- * nothing to write.
+ * doubling intervals after its removal, by a work item of its own that
+ * goes on after sampling stops, and its entry is reaped only then:
+ * KC_VISIT_SCRUBS writes for a visit that fired (a CPU runs there), fewer
+ * (KC_VISIT_COLD_SCRUBS) for one that expired. A page no CPU runs code
+ * from costs QEMU nothing to write.
  */
 #define KC_VISIT_SCRUBS		10
 #define KC_VISIT_COLD_SCRUBS	4
@@ -187,8 +187,9 @@ static struct kc_slot_pages *kc_slot_set = &kc_slot_sets[0];
 /*
  * One past the highest entry ever used: the pool hands out the lowest free
  * entry, so every entry beyond is FREE and scans stop there (the armer and
- * keeper scan several times a round; max_probes + 64 entries and the idle
- * ones are in use, of KC_POOL_SIZE). Only grows, under the pool lock.
+ * keeper scan several times a round; only max_probes, the reserve's extra
+ * entries and the idle ones are in use, of KC_POOL_SIZE). Only grows,
+ * under the pool lock.
  */
 static unsigned int kc_pool_used;
 
@@ -382,8 +383,8 @@ static bool kc_text_cmpxchg(unsigned long addr, u8 old, u8 new)
  * made while one of our int3s was in it, after the byte was restored (it
  * translated while another vCPU patched). Nothing in the guest sees such
  * a stale int3 until it runs, and once its probe is unregistered kprobes
- * retries it forever (seen: a CPU stuck in kc_n1_inc_locked with the
- * original bytes in memory). Writing the same byte again through an alias
+ * retries it forever (a CPU stuck on an int3 that memory no longer
+ * holds). Writing the same byte again through an alias
  * of the page is a write QEMU notices: it drops every translation of the
  * page. On hardware nothing changes.
  */
@@ -404,8 +405,8 @@ static void kc_probe_scrub(struct kc_probe *p)
 /*
  * Arming without kprobes' patching. enable_kprobe() and disable_kprobe()
  * each end with text_poke_sync(), an IPI to every CPU and a wait for all
- * of them: two per sample, milliseconds each under TCG, where the waiting
- * vCPU spins on a host CPU the others need. A sampler needs neither: an
+ * of them: two per sample, each slow under TCG, where the waiting vCPU
+ * spins on a host CPU the others need. A sampler needs neither: an
  * int3 is one byte, written atomically; a CPU that runs the old byte a
  * little longer is sampled a little later, and one that runs the int3
  * after its removal finds the probe still registered and single-steps,
@@ -516,8 +517,8 @@ static void kc_probe_close_alias(struct kc_probe *p)
 
 /*
  * The alias is mapped for as long as the probe is registered: mapping a
- * page costs a vmap and a vunmap, and each breakpoint wrote its page three
- * to four times (arming, first hit, second write, the keeper's scrub), a
+ * page costs a vmap and a vunmap, and each breakpoint writes its page
+ * several times (arming, first hit, second write, the keeper's scrub), a
  * mapping each but the first hit's. Mapping in int3 context is not allowed.
  */
 static void kc_probe_map_alias(struct kc_probe *p)
@@ -648,7 +649,7 @@ int kc_pool_add(unsigned long addr)
 	p->kp.flags = KPROBE_FLAG_DISABLED;
 	kc_probe_reset(p);
 	p->visit = false;
-	/* registering takes ms: the armer retires and arms meanwhile */
+	/* registering is slow: the armer retires and arms meanwhile */
 	atomic_set(&p->state, KC_PROBE_BUSY);
 	mutex_unlock(&kc_pool_lock);
 	t0 = ktime_get_ns();
@@ -670,8 +671,8 @@ out:
 /*
  * Visits: DataCollider's breakpoints, one byte written into a site that no
  * kprobe is registered for, and taken out by the first hit. A registration
- * costs kprobes' checks and its optimizer's preparation (milliseconds
- * under TCG); a visit costs a page mapping and a byte, so the sampler can
+ * costs kprobes' checks and its optimizer's preparation; a visit costs a
+ * page mapping and a byte, so the sampler can
  * rotate through cold code quickly. The int3 comes to our die notifier:
  * kprobes' handler passes on an int3 it has no probe for.
  *
@@ -837,7 +838,7 @@ NOKPROBE_SYMBOL(kc_pool_int3);
 /*
  * First in the die chain: a callback before ours runs between a visit's
  * int3 and its removal, and a visit in that callback's code would trap
- * there again, recursively (seen with uprobes' callback under "all").
+ * there again, recursively (uprobes' callback is one, under "all").
  */
 static struct notifier_block kc_pool_int3_nb = {
 	.notifier_call = kc_pool_int3,
@@ -1162,8 +1163,9 @@ bool kc_pool_arm(void)
 		WRITE_ONCE(p->settle_ns, 0);
 		/*
 		 * The same race the other way round: a vCPU can keep running
-		 * a translation without the int3 (seen: 4 arms of N1's only
-		 * site, 8 s of its hot loop, no hit). The keeper scrubs it.
+		 * a translation without the int3 (a hot loop's only site can
+		 * be armed again and again and never hit). The keeper scrubs
+		 * it.
 		 */
 		WRITE_ONCE(p->scrub, true);
 	}
@@ -1174,18 +1176,15 @@ out:
 
 /*
  * Take @p out of the text, if its first hit has not. A fired breakpoint's
- * page is written once more 0.5 ms after its int3 went out
+ * page is written once more KC_SETTLE_NS after its int3 went out
  * (kc_pool_settle_locked()), and until then the breakpoint
  * still counts as spent for its waiting thread: under QEMU's
  * multi-threaded TCG a translation of the page that read the int3 before
  * our write but was linked after it is not dropped by the write, and the
- * sampled thread, back in its loop, then ran the removed int3 on every
- * pass until the keeper's scrub (debug kernel, planted H1 with a 1 us
- * window, rounds whose thread came back while its breakpoint was in: 1 to
- * 1,298 stale hits in 5 of 8 rounds of 300-414 samples; a second write at
- * once left 343 and 1,028 in 2 of 3, a sync of every CPU after the first
- * 87 and 316 in 2 of 5). With a second write 0.3 to 2 ms after the first,
- * no stale hit in 9 of 9 such rounds. On hardware it changes nothing.
+ * sampled thread, back in its loop, would run the removed int3 on every
+ * pass until the keeper's scrub. Neither a second write at once nor a
+ * sync of every CPU after the first ends such translations reliably; a
+ * second write a little later does. On hardware it changes nothing.
  */
 static void kc_probe_disable(struct kc_probe *p, int state)
 {
@@ -1208,8 +1207,8 @@ static void kc_probe_disable(struct kc_probe *p, int state)
 /*
  * The armer's: write again the pages of the removals whose time has come.
  * The keeper's scrub stays due as well: a translation held up longer than
- * the settle delay (its vCPU preempted on the host) is still caught, later
- * (65 stale hits against 18,176 second writes in a 120 s hunt).
+ * the settle delay (its vCPU preempted on the host) is still caught, later;
+ * that is rare.
  */
 static void kc_pool_settle_locked(void)
 {
@@ -1719,13 +1718,13 @@ void kc_pool_condemn(struct kprobe *kp)
 /*
  * int3, on the first hit: the breakpoint takes itself out at once, one
  * byte through the alias its arming opened, as DataCollider's do: later
- * passes run the original instruction instead of trapping until the
- * armer gets to it (about 3 ms under stress-ng, 4.8 traps a sample in
- * make hunt). The armer still writes the page a second time. Another
- * tool's probe that joined ours keeps the int3: kprobes owns it then.
- * Only arming @gen's: a vCPU the host holds up between the hit and this
- * may find the probe retired and armed again (seen under TCG: a new
- * arming's int3 taken out, its probe still armed).
+ * passes run the original instruction instead of trapping until the armer
+ * gets to it (long enough, on a busy machine, for hot code to trap many
+ * times a sample). The armer still writes the page a second time. Another
+ * tool's probe that joined ours keeps the int3: kprobes owns it then. Only
+ * arming @gen's: a vCPU the host holds up between the hit and this may
+ * find the probe retired and armed again (under TCG such a late hit took a
+ * new arming's int3 out, its probe still armed).
  */
 static void kc_probe_take_out(struct kc_probe *p, unsigned int gen)
 {
@@ -1777,7 +1776,7 @@ const struct kc_insn *kc_pool_take(struct kprobe *kp)
 		/*
 		 * The post-handler stays: kprobes may have wrapped the probe
 		 * in an aggregate whose post-handler calls ours after a check
-		 * (a NULL written here crashed it), so later hits are not
+		 * (a NULL written here would crash it), so later hits are not
 		 * "boosted" and cost two traps until the disable.
 		 */
 		return &p->insn;

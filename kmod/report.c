@@ -223,9 +223,9 @@ static void kc_string_address(struct kc_side *a, const struct kc_insn *insn,
 
 /*
  * The instruction that ends at the trap ip accessed no memory, so it did not
- * make the access: the #DB came late (CI once titled B1's lossy counter
- * "kc_b1_stat_inc / kc_worker_fn": a trap ip in the caller, past the ret
- * that followed the increment, the call before it blamed). A call or ret
+ * make the access: the #DB came late (a trap ip in the caller, past the
+ * ret that followed the access, would otherwise blame the call before it
+ * and give the report a wrong title). A call or ret
  * does touch the racer's own stack, next to its stack pointer.
  */
 static bool kc_trap_was_late(const struct kc_insn *insn,
@@ -275,8 +275,7 @@ static void kc_racer_address(struct kc_side *a, const struct kc_insn *insn,
  * ip is then its own start, not the end of the instruction before it. That
  * one made the access only if it is a memory access that could have hit
  * the watch: a memset's setup store just ahead of its rep stos was blamed
- * for the stos's trap (a hunt: __ext4_new_inode's movq at +0xa13, on
- * fields of other inodes it never writes).
+ * for the stos's trap, on fields it never writes.
  */
 static bool kc_string_trapped(const struct kc_insn *prev,
 			      const struct kc_insn *at,
@@ -734,9 +733,9 @@ static void kc_out_benign_line(const struct kc_report *r, int filter, u64 seq)
  * Only a racer whose bytes meet the sampled ones (or whose address is
  * unknown) raced with it. A covering watch traps on the neighbours of an
  * unaligned field too; and for any watch, a decoded instruction whose
- * address is elsewhere is not the access that trapped (a hunt named a
- * memset of one inode's i_data as the racer on other inodes' fields), nor
- * is one that accesses no memory at all.
+ * address is elsewhere is not the access that trapped (a memset of one
+ * object would otherwise be named as the racer on another object's
+ * fields), nor is one that accesses no memory at all.
  */
 static bool kc_racer_overlaps(const struct kc_report *r)
 {

@@ -45,31 +45,29 @@
 #define KC_RESERVE_LIFE_MS	2000
 #define KC_RESERVE_EXTRA	64
 /*
- * Registering is the costly step (10-50 ms each under TCG): beyond a
- * small pool, one for every KC_SAMPLES_PER_REG samples the rate asks for,
- * between one every two seconds and ten a second, so that keeping the
- * reserve moving over the table costs a bounded share of one CPU.
+ * Registering is the costly step (kprobes decodes the function around the
+ * site and prepares an optimized copy for each): beyond a small pool, one
+ * for every KC_SAMPLES_PER_REG samples the rate asks for, between one
+ * every two seconds and ten a second, so that keeping the reserve moving
+ * over the table costs a bounded share of one CPU.
  */
 #define KC_RESERVE_MIN		16
 #define KC_SAMPLES_PER_REG	20
-#define KC_REG_RATE_MIN		10	/* sample_rate's worth: 0.5/s */
-#define KC_REG_RATE_MAX		200	/* 10/s */
+#define KC_REG_RATE_MIN		10	/* one registration every two seconds */
+#define KC_REG_RATE_MAX		200	/* ten registrations a second */
 /*
  * The armer's longest sleep, which the stale check (KC_STALE_MS) and the
- * stall governor's period allow. Each wake-up scans the pool: under TCG
- * 20 ms cost the armer 30-42 and the keeper 37-52 ms of CPU per second
- * at 10/s.
+ * stall governor's period allow. Each wake-up scans the pool, so waking
+ * more often costs the armer and the keeper CPU time for nothing.
  */
 #define KC_ARMER_IDLE_MS	100
 /*
  * The keeper runs every KC_KEEPER_IDLE_MS, and at most KC_KEEPER_MIN_MS
  * after the armer saw a hit on a spent or removed breakpoint: a stale
  * translation under TCG, which the keeper's scrub ends when the armer's
- * second write missed it. Woken after every removal instead, it cost the
- * armer a cross-CPU wake-up and itself a round per sample (at 10/s, the
- * armer's CPU 14-17 ms a second with it, 10-15 without, three rounds side
- * by side); never woken, a hunt had 6,439 hits on spent breakpoints for
- * 23,213 samples (one before: 673 for 22,890).
+ * second write missed it. Woken after every removal instead, it would
+ * cost the armer a cross-CPU wake-up and itself a round per sample; never
+ * woken, stale translations would go on trapping until its idle round.
  */
 #define KC_KEEPER_MIN_MS	20
 #define KC_KEEPER_IDLE_MS	100
@@ -131,16 +129,15 @@ static const char * const kc_limit_names[KC_NR_LIMITS] = {
 /*
  * The stall governor: at most stall_share_permille (a quarter by default)
  * of one thread's time, and of the online CPUs' time, may go to holding
- * sampled threads. Past that, each sample costs the workload more than
- * the one before: a thread let go runs into the next armed breakpoint at
- * once, and a thread held a share f of its time runs 1 / (1 - f) times
- * slower; threads that hand work to each other (a pipe) add their
- * shares. Under QEMU TCG (where a sample's stall grows with the armer's
- * backlog) 1000/s on a pipe starved both of its threads (300,000 blocks
- * not through in 240 s, against 15 s). A thread's share is capped within
- * each period, not smoothed over several: a hot thread hits the next
- * breakpoint at once, and a whole period of arming held it most of that
- * period.
+ * sampled threads. Past that, each sample costs the workload more than the
+ * one before: a thread let go runs into the next armed breakpoint at once,
+ * and a thread held a share f of its time runs 1 / (1 - f) times slower;
+ * threads that hand work to each other (a pipe) add their shares. Where a
+ * sample's stall grows with the armer's backlog (QEMU TCG), a high rate on
+ * a pipe can starve both of its threads outright. A thread's share is
+ * capped within each period, not smoothed over several: a hot thread hits
+ * the next breakpoint at once, and a whole period of arming held it most
+ * of that period.
  */
 #define KC_STALL_PERIOD_NS	(100 * NSEC_PER_MSEC)
 static u64 kc_stall_seen_ns;
@@ -151,11 +148,10 @@ static bool kc_stall_thread_full;	/* one thread had its share */
 /*
  * The arming pace, in 1024ths of sample_rate. Breakpoints armed before a
  * thread had its share still fire, and are skipped: a trap and two text
- * writes each, no sample (at 1000/s on the pipe benchmark, 258 of 673
- * fired). So arming settles near what the threads may be held for.
- * Halving the pace after every period the governor stopped the armer in
- * instead cost 30% of the samples (pipe, 1000/s, five rounds: 117 a
- * second against 167), for a slowdown within the noise.
+ * writes each, no sample: at high rates a large part of what fired. So
+ * arming settles near what the threads may be held for. Halving the pace
+ * after every period the governor stopped the armer in would throw away
+ * many more samples for no slowdown the noise would show.
  */
 #define KC_PACE_FULL		1024
 #define KC_PACE_MIN		(KC_PACE_FULL / 64)
@@ -194,11 +190,10 @@ static unsigned long kc_expired_kept;
 /*
  * Whether a site armed KC_STALE_MS without running stays registered. Its
  * replacement would cost a registration, the sampler's costliest step
- * (10-50 ms of kprobes' checks each under TCG; on the pipe workload at
- * 10/s, cold paths of the hot functions caused more than half of them).
- * Where most new sites are cold (all, a driver not in use), they make
- * room for new ones at once instead, and so where the ones kept would
- * hold the arming slots.
+ * (kprobes' checks decode the code around the site), and cold paths of hot
+ * functions would otherwise cause most registrations. Where most new sites
+ * are cold (all, a driver not in use), they make room for new ones at once
+ * instead, and so where the ones kept would hold the arming slots.
  */
 static bool kc_keep_cold(unsigned int max)
 {
@@ -222,9 +217,10 @@ static struct irq_work kc_spent_work = IRQ_WORK_INIT_HARD(kc_spent_notify);
 /*
  * A first hit that took its int3 out itself leaves the armer nothing to
  * do until the page's second write is due: it is woken then, once for
- * both (an armer round is a cross-CPU wake-up and a context switch, a
- * third of its rounds at 10/s). The first such hit sets the time; the
- * armer sees to the later ones in the same round or sleeps until theirs.
+ * both (an armer round is a cross-CPU wake-up and a context switch, and
+ * at low rates such rounds were a large part of its work). The first
+ * such hit sets the time; the armer sees to the later ones in the same
+ * round or sleeps until theirs.
  */
 static struct hrtimer kc_settle_timer;
 
@@ -380,9 +376,8 @@ static void kc_earn(void)
 /*
  * The probes the floor counts: those in the reserve, and the armed ones
  * where an expired one comes back. Where expired ones go, counting them
- * held the reserve empty in make hunt (all, 200/s: 716 registrations in
- * 120 s instead of 1,474, 2,572 samples lost for want of a probe instead
- * of 289).
+ * would hold the reserve empty on large targets: fewer registrations, and
+ * many samples lost for want of a probe.
  */
 static unsigned int kc_floor_probes(void)
 {
@@ -684,7 +679,8 @@ static u64 kc_armer_round(void)
 /*
  * How long until the budget holds the next credit. A whole period after
  * each round instead would lose the time the round took (arming and
- * retiring take milliseconds each under TCG): 20/s gave 14-17 armed/s.
+ * retiring are slow where text patching waits for other CPUs), and the
+ * armed rate would fall short of the rate asked for.
  */
 static u64 kc_until_credit_ns(u64 rate)
 {
@@ -694,8 +690,8 @@ static u64 kc_until_credit_ns(u64 rate)
 }
 
 /*
- * Until the next credit, or a spent probe wakes us. Patching text costs
- * milliseconds under TCG (each patch waits for every CPU): a rate the
+ * Until the next credit, or a spent probe wakes us. Patching text can be
+ * slow (under TCG each patch waits for every CPU): a rate the
  * machine cannot patch for must not turn a real-time thread into a CPU
  * hog, so after a round that worked longer than the wait, arming pauses
  * as long; retiring does not: a spent probe traps on every pass until it

@@ -358,13 +358,12 @@ static void kc_redirect(unsigned long ip, struct pt_regs *regs)
 NOKPROBE_SYMBOL(kc_redirect);
 
 /*
- * Who was held, for the sampler's stall governor. A workload slows down
- * by the share of its own threads' time they are held, not by the CPUs':
- * a quarter of four CPUs' time was half of each of the pipe benchmark's
- * two threads' (3.1x at 1000/s), and on a large machine it is all of a
- * single hot thread's. Open addressing, lock-free: a stall may end in an
- * interrupt, and the int3 handler reads it. A thread with no room left is
- * governed by the CPUs' share only.
+ * Who was held, for the sampler's stall governor. A workload slows down by
+ * the share of its own threads' time they are held, not by the CPUs': a
+ * share of all CPUs' time can be most of a pipe's two threads' time, and
+ * on a large machine it is all of a single hot thread's. Open addressing,
+ * lock-free: a stall may end in an interrupt, and the int3 handler reads
+ * it. A thread with no room left is governed by the CPUs' share only.
  */
 #define KC_HELD_BITS	6
 #define KC_HELD_PROBES	4
@@ -423,8 +422,8 @@ static void kc_held_add(long us)
 /*
  * int3: whether the interrupted thread already had its share. The armer
  * stops arming once one thread has, but breakpoints armed before still
- * fire: on the pipe benchmark at 1000/s they held its two threads about
- * twice their share.
+ * fire, and at high rates they would hold busy threads well past their
+ * share.
  */
 static bool kc_held_over(unsigned long preempt)
 {
@@ -568,7 +567,7 @@ skipped:
 	 * as after a stall. Not where the skip is for now only (another
 	 * window watches the address, or holds the slots): a waiting
 	 * thread is no racer, and the window open meanwhile may be on the
-	 * very field it would have touched (R1's two threads).
+	 * very field it would have touched (two threads racing on a counter).
 	 */
 	if (skip == KC_SKIP_FORBIDDEN)
 		kc_note_passed(ip, 0);
@@ -632,9 +631,9 @@ static bool kc_back_in_loop(unsigned long ip, unsigned int *loop_waits)
 /*
  * int3, NMI-like, on a spent hit. A sampled thread back at its breakpoint
  * within KC_REHIT_NS of passing it is in a loop: it would trap on every
- * pass until the armer has taken the breakpoint out of the text, which
- * takes a millisecond or two under TCG, where one trap and its single-step
- * take over 100 us. Where it may sleep, it waits for that in the
+ * pass until the armer has taken the breakpoint out of the text, and under
+ * TCG a trap and its single-step are expensive enough for that to cost it
+ * more than waiting. Where it may sleep, it waits for that in the
  * trampoline instead. A thread that comes back later may pass the
  * breakpoint seldom: one trap costs it less than a wait would, but the
  * second means a loop slowed down by a loaded host, not a rare path.
@@ -671,7 +670,7 @@ unflight:
 }
 NOKPROBE_SYMBOL(kc_stall_rehit);
 
-/* mechanics.md section 3: sleeping is legal only here. */
+/* Documentation/design.rst, the stall: sleeping is legal only here. */
 static bool kc_can_sleep(void)
 {
 	return preemptible() && !rcu_preempt_depth() &&
@@ -685,8 +684,8 @@ static bool kc_can_sleep(void)
  * (sched_submit_work()). Code between blk_start_plug() and its finish
  * may be halfway through a merge into a request on that plug: flushed
  * under it, the request is issued and completed while it still merges
- * (seen in make hunt: NULL bio in ll_back_merge_fn() from
- * blk_attempt_plug_merge()). The plug is set aside while the stall
+ * (a NULL bio in ll_back_merge_fn() from blk_attempt_plug_merge() is
+ * what that looks like). The plug is set aside while the stall
  * sleeps.
  */
 static void kc_sleep_range(unsigned long min_us, unsigned long max_us)
@@ -764,9 +763,9 @@ static void kc_wait_armed(struct kc_window *w)
 /*
  * A sleeping window counts from the arming: the thread is held @us in
  * all (longer while the acknowledgements are awaited), each CPU watching
- * from its own on. Counted after the last one, under TCG (the
- * vCPUs the IPIs go to wait for a host core) the hold was 0.8-1.1 ms
- * longer per sample, a quarter to a third of it (pipe workload, 10/s).
+ * from its own on. Counted after the last one, under TCG (the vCPUs the
+ * IPIs go to wait for a host core) the wait for the acknowledgements would
+ * be added to every hold, a large part of it.
  */
 static unsigned int kc_window_left(u64 armed_us, unsigned int us)
 {
@@ -805,8 +804,8 @@ static void kc_wait_window(struct kc_window *w, bool sleep, unsigned int us)
  * Under QEMU TCG a racer's store is visible before its #DB runs (the
  * exception is raised after the instruction, and the host may deschedule
  * that vCPU in between). Disarming at once would make the trap late and
- * the report one of unknown origin: B6's LOCK'd owner, trapped in every
- * other window, once came out so. A changed value keeps the watch until
+ * the report one of unknown origin, even for a LOCK'd writer that traps
+ * in every other window. A changed value keeps the watch until
  * its trap lands, bounded: an invisible writer (an alias) never traps.
  */
 #define KC_LATE_TRAP_SLEEP_US	10000
@@ -890,9 +889,9 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 		kc_wait_armed(&w);
 		/*
 		 * Not complete within arm_timeout_us: a whole window more
-		 * for the late ones to join and the values to be compared
-		 * (make hunt: 31% of windows never completed without it,
-		 * 17% with it).
+		 * for the late ones to join and the values to be compared:
+		 * on a busy machine many windows would otherwise never
+		 * complete.
 		 */
 		if (w.complete)
 			us = kc_window_left(armed_us, us);
@@ -953,8 +952,8 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
  * once (a target of one site), and the int3 is then a new sample's.
  * Out means the pool says so (its removal done and the page written a
  * second time), not that the byte reads back restored: a thread let go
- * at that point trapped on every pass under QEMU TCG (H2: 2.3 to 14 hits
- * per sample in six runs, against 1.9 to 2.0 waiting for the disable).
+ * at that point trapped on every pass under QEMU TCG, on a translation
+ * that still held the int3, where one let go after the disable does not.
  * Bounded: the armer may be held back (patching, the stall governor).
  */
 static void kc_wait_retired(unsigned long ip, unsigned int max_us)
@@ -969,7 +968,7 @@ static void kc_count_stall(u64 start)
 {
 	long us = div_u64(ktime_get_mono_fast_ns() - start, NSEC_PER_USEC);
 
-	/* what the sampled thread paid: the stall budget in the benchmark */
+	/* what the sampled thread paid: the stall the benchmarks report */
 	atomic_long_add(us, &kc_stats.stall_us);
 	kc_held_add(us);
 }

@@ -269,8 +269,8 @@ static void kc_watch_kick(struct kc_slot *slot, int cpu)
 /*
  * Readers spin while seq is odd, with IRQs off (the arming IPI, the
  * armer's and keeper's repairs): an update interrupted or preempted
- * half-way on this CPU would have them spin forever under it (seen on the
- * debug kernel: an RCU stall with two CPUs in kc_watch_apply_local()).
+ * half-way on this CPU would have them spin forever under it (an RCU
+ * stall, with CPUs spinning in kc_watch_apply_local()).
  * With IRQs off here an odd seq lasts a few stores.
  */
 static void kc_watch_publish(struct kc_slot *slot, bool active,
@@ -655,10 +655,10 @@ bool kc_addr_is_detector(unsigned long addr, unsigned int size)
 /*
  * cpu_tlbstate, the GDT, the TSS and cpu_dr7 are static per-CPU data and
  * #DB touches them. The static area is [0, __per_cpu_end) of each CPU's
- * zero-based per-CPU space; if its end cannot be read, a 2 MB radius
- * around cpu_dr7 stands in (and refuses heap objects that happen to lie
- * near a per-CPU area: races on them are missed, and in tests that made
- * whole scenarios silent in one boot).
+ * zero-based per-CPU space; if its end cannot be read, a wide radius
+ * around cpu_dr7 (SZ_2M) stands in (and refuses heap objects that happen
+ * to lie near a per-CPU area: races on them are missed, sometimes every
+ * race of a workload).
  */
 static unsigned long kc_percpu_static_end;
 
@@ -685,8 +685,8 @@ static bool kc_addr_near_percpu(unsigned long addr)
  * Each CPU's unit of the first per-CPU chunk (static, module and first
  * dynamic per-CPU data), which sits in the direct map: the distance
  * between neighbouring CPUs' offsets. (__per_cpu_end is no help: kallsyms
- * lookups through kprobes refuse per-CPU symbols, and the fallback, 2 MB
- * around cpu_dr7, refused heap objects that merely lay near it.)
+ * lookups through kprobes refuse per-CPU symbols, and the fallback, a
+ * radius around cpu_dr7, refuses heap objects that merely lie near it.)
  */
 static void kc_percpu_bounds_init(void)
 {
@@ -750,7 +750,7 @@ bool kc_addr_is_kasan_shadow(unsigned long addr)
  * Only memory a data race can live in: the direct map (slab, pages),
  * vmalloc space (RAM there, not device registers: every page the access
  * touches is looked up, in int3 context), module data and the
- * kernel image; never what the #DB entry path itself reads (mechanics:
+ * kernel image; never what the #DB entry path itself reads (see
  * within_cpu_entry()).
  */
 bool kc_addr_forbidden(unsigned long addr, unsigned int size)

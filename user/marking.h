@@ -23,7 +23,7 @@ enum kc_mark_kind {
 struct kc_mark {
 	enum kc_mark_kind kind;
 	char marker[32];	/* "READ_ONCE", "atomic_read", ... or "plain" */
-	char where[128];	/* "kc_planted.c:1012", innermost (inlined) line */
+	char where[128];	/* "mydrv.c:1012", innermost (inlined) line */
 	char why[160];		/* KC_MARK_UNKNOWN: what was missing */
 };
 

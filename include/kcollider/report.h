@@ -10,32 +10,32 @@
  * them. A two-sided report:
  *
  * ==================================================================
- * BUG: KCOLLIDER: data-race in kc_r1_dec / kc_r1_inc
+ * BUG: KCOLLIDER: data-race in mydrv_get / mydrv_put
  *
  * read-write to 0xffffffffc0a02010 of 4 bytes by task 211 on cpu 1:
- *  kc_r1_dec+0x12/0x30 [kc_planted]
- *  kc_r1_thread+0x41/0x90 [kc_planted]
+ *  mydrv_put+0x12/0x30 [mydrv]
+ *  mydrv_worker+0x41/0x90 [mydrv]
  *  kthread+0xd7/0x100
  *  ret_from_fork+0x22/0x30
  *
  * read-write to 0xffffffffc0a02010 of 4 bytes by task 210 on cpu 0:
- *  kc_r1_inc+0xc/0x30 [kc_planted]
- *  kc_r1_thread+0x41/0x90 [kc_planted]
+ *  mydrv_get+0xc/0x30 [mydrv]
+ *  mydrv_worker+0x41/0x90 [mydrv]
  *  kthread+0xd7/0x100
  *  ret_from_fork+0x22/0x30
  *
  * value changed: 0x00000005 -> 0x00000004
  *
- * kcollider: sampled: ip=0xffffffffc0a0000c sym=kc_r1_inc+0xc/0x30 mod=kc_planted op=add access=read-write size=4
- * kcollider: racer: ip=0xffffffffc0a0010e trap_ip=0xffffffffc0a00112 sym=kc_r1_dec+0xe/0x30 mod=kc_planted op=sub access=read-write size=4 locked=0 addr=0xffffffffc0a02010
+ * kcollider: sampled: ip=0xffffffffc0a0000c sym=mydrv_get+0xc/0x30 mod=mydrv op=add access=read-write size=4
+ * kcollider: racer: ip=0xffffffffc0a0010e trap_ip=0xffffffffc0a00112 sym=mydrv_put+0xe/0x30 mod=mydrv op=sub access=read-write size=4 locked=0 addr=0xffffffffc0a02010
  * kcollider: watch: addr=0xffffffffc0a02010 len=4 type=rw window_us=812 armed=4/4
  * kcollider: context: racer=task racer_irqs=on sampled=task sampled_irqs=on
- * kcollider: object: global sym=kc_r1_count+0x0/0x4 mod=kc_planted
+ * kcollider: object: global sym=mydrv_users+0x0/0x4 mod=mydrv
  * kcollider: class: harmful
  * kcollider: seq: 17
  *
  * Reported by kcollider on:
- * CPU: 0 PID: 210 Comm: kc_r1/0 Tainted: G           OE      6.1.0-56-amd64
+ * CPU: 0 PID: 210 Comm: mydrv/0 Tainted: G           OE      6.1.0-56-amd64
  * ==================================================================
  *
  * Rules:
