@@ -118,7 +118,7 @@ after-deps-hunt: selftests
 # Coverage-guided fuzzing of the CLI's parsers (report, tso, litmus):
 # libFuzzer + ASan + UBSan (clang, installed by "deps.sh FLAVOUR fuzz"),
 # FUZZ_SECONDS (default 60) per target; new inputs in build/fuzz/corpus/,
-# crashers in build/fuzz/crashes/. See README.md, Tests.
+# crashers in build/fuzz/crashes/. See Documentation/testing.rst.
 fuzz:
 	@$(DEPS_CMD) fuzz
 	@$(MAKE) --no-print-directory after-deps-fuzz
@@ -147,8 +147,8 @@ after-deps-bench: user $(BENCH_BINS)
 bench-detect: selftests
 	@VM_IMAGE="$(VM_IMAGE)" KREL="$(KREL)" selftests/runner/bench-detect.sh
 
-# KCSAN and kcollider side by side on the planted module (see README.md,
-# KCSAN side by side): builds (once, cached outside the clone, see
+# KCSAN and kcollider side by side on the planted module (see
+# Documentation/benchmarks.rst): builds (once, cached outside the clone, see
 # scripts/kcsan-kernel.sh) a KCSAN 6.1 kernel and the same kernel without
 # KCSAN, then three VM boots; one table in build/bench/kcsan-table.txt.
 # A first command on a fresh machine like check: deps (with what building

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The backward search of tso.md.
+ * The backward search of Documentation/tso.rst.
  *
  * From the racy load, search backward over the control-flow graph for a
  * store that reaches the load on a path with no barrier (LOCK'd

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Triangular-race analysis of a reported pair under x86-TSO: the static
- * approximation of ../shared/design/tso.md.
+ * approximation described in Documentation/tso.rst.
  */
 #ifndef KCOLLIDER_TSO_H
 #define KCOLLIDER_TSO_H

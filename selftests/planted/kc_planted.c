@@ -2,9 +2,9 @@
 /*
  * kc_planted: races planted on purpose, for kcollider's tests.
  *
- * Every scenario of ../shared/design/scenarios.md (R1-R12, B1-B3, N1-N7)
- * puts each racy access in a noinline function of its own, named after
- * the scenario, so a report names it and a test can target exactly it.
+ * Every scenario of the catalogue in Documentation/testing.rst puts each
+ * racy access in a noinline function of its own, named after the scenario,
+ * so a report names it and a test can target exactly it.
  *
  *   echo "r1 3000" > /sys/kernel/debug/kc_planted/run   # run R1 for 3 s
  *   cat /sys/kernel/debug/kc_planted/facts               # object addresses

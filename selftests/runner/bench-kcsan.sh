@@ -42,8 +42,8 @@ guest=$top/selftests/runner/bench-kcsan-guest.sh
 
 die() { echo "bench-kcsan: $*" >&2; exit 1; }
 
-# The catalogue's expectation per scenario (README.md, Planted races;
-# the design notes' scenarios.md): racy must be reported, benign must not
+# The catalogue's expectation per scenario (Documentation/testing.rst,
+# Planted races): racy must be reported, benign must not
 # give a full report (kcollider names the filter), race-free must be
 # silent. h1 is a benchmark loop, not a scenario. N9 is racy: a reader
 # may read its object recycled and re-initialised under it. M2 is

@@ -12,9 +12,9 @@
  * exactly as it was; the kernel log must show no splat afterwards.
  *
  * Which inputs are invalid comes from a model of each file's documented
- * syntax (README, "sysfs" and "debugfs"): an input the model calls valid
- * is never sent as an adversarial one. Valid values are written only to
- * show that a change is seen, and are restored.
+ * syntax (Documentation/detector.rst, "sysfs" and "debugfs"): an input the
+ * model calls valid is never sent as an adversarial one. Valid values are
+ * written only to show that a change is seen, and are restored.
  */
 #include <dirent.h>
 #include <ctype.h>
@@ -52,7 +52,7 @@ struct known {
 	unsigned long min, max;
 };
 
-/* The writable files and their syntax, as README documents them. */
+/* The writable files and their syntax (Documentation/detector.rst). */
 static const struct known known_files[] = {
 	{ .name = "enabled", .kind = K_BOOL },
 	{ .name = "sample_percpu", .kind = K_BOOL },

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * In-VM: every scenario of the planted-race catalogue
- * (../shared/design/scenarios.md), one test each, named after its id.
+ * (Documentation/testing.rst, Planted races), one test each, named after its id.
  *
  * Each test loads kcollider.ko and kc_planted.ko fresh, targets exactly the
  * scenario's functions, runs it and asserts on the report log
