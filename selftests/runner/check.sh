@@ -73,12 +73,46 @@ group_pass=0 group_fail=0 group_skip=0
 KC_MODULE=$top/kmod/kcollider.ko
 KC_PLANTED=$top/selftests/planted/kc_planted.ko
 export KC_MODULE KC_PLANTED
-"$runner/run-vm.sh" -o "$results/vm" -k "${VM_IMAGE:-}" -r "${KREL:-}" \
-	-c "${VM_CPUS:-4}" -t "${VM_TIMEOUT:-1500}" -- \
-	env KC_MODULE="$KC_MODULE" KC_PLANTED="$KC_PLANTED" KC_TOP="$top" \
-	KC_SOAK_CYCLES="${KC_SOAK_CYCLES:-50}" \
-	"$runner/vm-suite.sh" "$build" ${KC_TESTS:-}
+run_suite() {
+	"$runner/run-vm.sh" -o "$1" -k "${VM_IMAGE:-}" -r "${KREL:-}" \
+		-c "${VM_CPUS:-4}" -t "${VM_TIMEOUT:-1500}" -- \
+		env KC_MODULE="$KC_MODULE" KC_PLANTED="$KC_PLANTED" KC_TOP="$top" \
+		KC_SOAK_CYCLES="${KC_SOAK_CYCLES:-50}" \
+		"$runner/vm-suite.sh" "$build" "${@:2}"
+}
+
+# The in-VM tests that have no result in $results/vm yet.
+unfinished_tests() {
+	local t name
+
+	for t in "$build"/vm/*_test; do
+		name=$(basename "$t")
+		if [ -n "${KC_TESTS:-}" ] && ! [[ " $KC_TESTS " == *" $name "* ]]; then
+			continue
+		fi
+		[ -f "$results/vm/$name.rc" ] || echo "$name"
+	done
+}
+
+# shellcheck disable=SC2086
+run_suite "$results/vm" ${KC_TESTS:-}
 vm_status=$?
+# A crash of QEMU itself (run-vm.sh's 126) is the emulator's fault, not
+# the guest's: the test it interrupted and those after it run again, from
+# the start, in a new VM - once. Their results replace nothing: they had
+# none. The first VM's console stays in $results/vm for the post-mortem.
+if [ $vm_status = 126 ]; then
+	again=$(unfinished_tests | tr '\n' ' ')
+	echo "# vm: QEMU crashed (see above); not a test failure, but counted as one if it happens again: rerunning in a new VM: $again" >&2
+	run_suite "$results/vm-again" $again
+	vm_status=$?
+	for name in $again; do
+		for f in ktap rc; do
+			[ -f "$results/vm-again/$name.$f" ] &&
+				cp "$results/vm-again/$name.$f" "$results/vm/$name.$f"
+		done
+	done
+fi
 if [ $vm_status -ge 124 ]; then
 	echo "# vm: FATAL: the test VM failed (status $vm_status); every in-VM test counts as failed" >&2
 	group_fail=$((group_fail + 1))
@@ -100,15 +134,18 @@ for t in "$build"/vm/*_test; do
 done
 [ $ran = 1 ] || { echo "# vm: no in-VM test program" >&2; group_fail=$((group_fail + 1)); }
 if [ "${KC_SPLAT_SCAN:-0}" = 1 ]; then
-	# the guest's dmesg, or the console when it never got to write it
-	klog=$results/vm/dmesg.log
-	[ -s "$klog" ] || klog=$results/vm/console.log
-	echo "# ==== splats in the guest's kernel log ($klog) ===="
-	"$runner/splat-scan.sh" "$klog" > "$results/vm/splats.txt"
-	splats=$(tail -n1 "$results/vm/splats.txt")
-	head -n -1 "$results/vm/splats.txt"
-	echo "# vm: $splats splats: each counted as a failed test"
-	group_fail=$((group_fail + splats))
+	for vm in "$results/vm" "$results/vm-again"; do
+		[ -d "$vm" ] || continue
+		# the guest's dmesg, or the console when it never got to write it
+		klog=$vm/dmesg.log
+		[ -s "$klog" ] || klog=$vm/console.log
+		echo "# ==== splats in the guest's kernel log ($klog) ===="
+		"$runner/splat-scan.sh" "$klog" > "$vm/splats.txt"
+		splats=$(tail -n1 "$vm/splats.txt")
+		head -n -1 "$vm/splats.txt"
+		echo "# vm: $splats splats: each counted as a failed test"
+		group_fail=$((group_fail + splats))
+	done
 fi
 group_end vm
 

@@ -10,7 +10,9 @@
 #                  [-t SECONDS] [-c CPUS] [-M MEM] [-a APPEND] -- CMD [ARG...]
 #
 # Exit status: the command's, or 124 if the VM timed out, 125 if it did not
-# boot or the command never finished.
+# boot or the command never finished, 126 if QEMU itself crashed (a signal
+# killed the emulator: its fault, whatever the guest did; the backtrace of
+# its core, when the host lets it dump one, is in RESULTS/qemu-backtrace.txt).
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -54,7 +56,8 @@ command -v qemu-system-x86_64 > /dev/null ||
 
 mkdir -p "$results"
 results=$(cd "$results" && pwd)
-rm -f "$results"/{rc,output.log,console.log,dmesg.log,cmd.sh}
+rm -f "$results"/{rc,output.log,console.log,dmesg.log,cmd.sh,qemu-backtrace.txt}
+rm -f "$results"/core "$results"/core.[0-9]*
 
 # One initramfs per kernel release, rebuilt when its inputs change.
 cache=$here/../../build/vm-$release
@@ -137,10 +140,15 @@ pin_vcpus() {
 	done
 }
 
-run_qemu() {
+# In RESULTS, with core dumps allowed and the guest's memory left out of
+# them: when QEMU crashes, the backtrace is what tells its bugs from ours.
+run_qemu() (
+	cd "$results" || exit 125
+	ulimit -c unlimited 2> /dev/null
 	# shellcheck disable=SC2086
-	timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 \
-		$accel -smp "$cpus" -m "$mem" -nographic -no-reboot \
+	exec timeout --foreground -k 10 "$timeout_s" qemu-system-x86_64 \
+		$accel -machine dump-guest-core=off \
+		-smp "$cpus" -m "$mem" -nographic -no-reboot \
 		-kernel "$image" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 oops=panic loglevel=5 softlockup_panic=1 sysctl.kernel.panic_on_rcu_stall=1 rcupdate.rcu_cpu_stall_timeout=20 rdinit=/init $append" \
 		"${fs_args[@]}" \
@@ -148,7 +156,7 @@ run_qemu() {
 		-monitor "unix:$monitor,server,nowait" \
 		-name kc-vm,debug-threads=on \
 		-nic none < /dev/null > "$results/qemu.log" 2>&1
-}
+)
 if [ "${VM_PIN_VCPUS:-0}" = 1 ]; then
 	run_qemu &
 	qemu_job=$!
@@ -185,6 +193,29 @@ console_tail() {
 	[ -s "$results/qemu.log" ] && { echo "--- qemu ---" >&2; cat "$results/qemu.log" >&2; }
 }
 
+# QEMU's backtrace from its core, when the host's core_pattern left one in
+# RESULTS and gdb is installed; the core itself is too big to keep.
+qemu_backtrace() {
+	local core
+
+	core=$(ls -t "$results"/core "$results"/core.[0-9]* 2> /dev/null | head -n1)
+	if [ -z "$core" ]; then
+		echo "run-vm: no core of QEMU in $results (core_pattern: $(cat /proc/sys/kernel/core_pattern))" >&2
+		return
+	fi
+	if command -v gdb > /dev/null; then
+		# gdb starts in the thread the signal killed
+		gdb -q -batch -ex 'echo kc-crashing-thread\n' -ex 'bt 30' \
+			-ex 'echo kc-all-threads\n' -ex 'thread apply all bt 25' \
+			"$(command -v qemu-system-x86_64)" "$core" \
+			> "$results/qemu-backtrace.txt" 2>&1
+		echo "--- QEMU's crashing thread (all threads: $results/qemu-backtrace.txt) ---" >&2
+		sed -n '/^kc-crashing-thread/,/^kc-all-threads/p' \
+			"$results/qemu-backtrace.txt" | grep '^#' >&2
+	fi
+	rm -f "$core"
+}
+
 if [ -s "$results/rc" ]; then
 	exit "$(cat "$results/rc")"
 fi
@@ -199,6 +230,15 @@ if grep -aq 'Kernel panic' "$results/console.log"; then
 	grep -a -m1 -B2 -A30 'BUG: kernel\|BUG: unable\|Oops\|kernel BUG' "$results/console.log" >&2
 	console_tail
 	exit 125
+fi
+# timeout(1) says 128+N when its command died of signal N, and 137 when
+# it had to kill a QEMU that ignored the end of the time
+if [ "$qemu_rc" -gt 128 ] && [ "$qemu_rc" != 137 ]; then
+	sig=$(kill -l $((qemu_rc - 128)) 2> /dev/null || echo $((qemu_rc - 128)))
+	echo "run-vm: FATAL: QEMU itself crashed (SIG$sig): an emulator fault, not the guest's" >&2
+	qemu_backtrace
+	console_tail
+	exit 126
 fi
 if [ "$qemu_rc" = 124 ]; then
 	echo "run-vm: FATAL: timeout after ${timeout_s}s; the command did not finish" >&2
