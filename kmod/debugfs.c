@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /sys/kernel/debug/kcollider/: "reports", the report log the CLI reads
- * without parsing the console, and "control", which takes the words
- * syzkaller writes to KCSAN's control file ("on", "off") plus target specs.
+ * without parsing the console; "control", which takes the words syzkaller
+ * writes to KCSAN's control file ("on", "off") plus target specs; "stats",
+ * the counters; "arm_latency_ns" and "visited", for the benchmarks.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -96,6 +97,74 @@ static const struct file_operations kc_visited_fops = {
 	.release = single_release,
 };
 
+/* what the stats file calls each reason a sample was skipped */
+static const char * const kc_skip_names[KC_NR_SKIPS] = {
+	[KC_SKIP_NMI] = "nmi",
+	[KC_SKIP_RECURSION] = "recursion",
+	[KC_SKIP_ROTATION] = "stopping",
+	[KC_SKIP_FORBIDDEN] = "forbidden_address",
+	[KC_SKIP_NO_SLOT] = "no_slot",
+	[KC_SKIP_NO_MARK] = "no_mark",
+	[KC_SKIP_RCU] = "rcu_not_watching",
+	[KC_SKIP_DISABLED] = "disabled",
+	[KC_SKIP_HELD] = "held_share",
+};
+
+/*
+ * Counters are not settings: one "NAME VALUE" line each, in debugfs as
+ * KCSAN keeps its own, so that sysfs holds one setting per file.
+ */
+static int kc_stats_show(struct seq_file *m, void *v)
+{
+	const struct kc_stats *s = &kc_stats;
+	int i;
+
+	kc_sites_stats(m);
+	kc_pool_stats(m);
+	kc_sampler_stats(m);
+	seq_printf(m, "samples %ld\nstall_us %ld\nloop_waits %ld\n"
+		   "watch_full %ld\nwatch_partial %ld\n"
+		   "window_partial %ld\n"
+		   "races %ld\nunknown_origin %ld\n"
+		   "reports_suppressed %ld\nreports_lost %ld\n"
+		   "dr_repaired %ld\nlate_traps %ld\n"
+		   "traps_awaited %ld\nracer_outside %ld\n"
+		   "racers_stepping %ld\n",
+		   atomic_long_read(&s->samples),
+		   atomic_long_read(&s->stall_us),
+		   atomic_long_read(&s->loop_waits),
+		   atomic_long_read(&s->watch_full),
+		   atomic_long_read(&s->watch_partial),
+		   atomic_long_read(&s->window_partial),
+		   atomic_long_read(&s->races),
+		   atomic_long_read(&s->unknown_origin),
+		   atomic_long_read(&s->reports_suppressed),
+		   atomic_long_read(&s->reports_lost),
+		   atomic_long_read(&s->dr_repaired),
+		   atomic_long_read(&s->late_traps),
+		   atomic_long_read(&s->traps_awaited),
+		   atomic_long_read(&s->racer_outside),
+		   atomic_long_read(&s->racers_stepping));
+	kc_filters_stats(m);
+	for (i = 0; i < KC_NR_SKIPS; i++)
+		seq_printf(m, "skipped_%s %ld\n", kc_skip_names[i],
+			   atomic_long_read(&s->skipped[i]));
+	return 0;
+}
+
+static int kc_stats_open(struct inode *inode, struct file *file)
+{
+	return single_open_size(file, kc_stats_show, NULL, 8192);
+}
+
+static const struct file_operations kc_stats_fops = {
+	.owner = THIS_MODULE,
+	.open = kc_stats_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
 int kc_debugfs_init(void)
 {
 	kc_debugfs_dir = debugfs_create_dir("kcollider", NULL);
@@ -107,6 +176,8 @@ int kc_debugfs_init(void)
 			    &kc_latency_fops);
 	debugfs_create_file("visited", 0400, kc_debugfs_dir, NULL,
 			    &kc_visited_fops);
+	debugfs_create_file("stats", 0444, kc_debugfs_dir, NULL,
+			    &kc_stats_fops);
 	return 0;
 }
 

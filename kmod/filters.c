@@ -835,15 +835,14 @@ bool kc_filters_benign_full(void)
 	return READ_ONCE(kc_benign_full);
 }
 
-/* The stats attribute's "benign_<filter> N" lines, appended at @n. */
-ssize_t kc_filters_stats_show(char *buf, ssize_t n)
+/* The stats file's "benign_<filter> N" lines. */
+void kc_filters_stats(struct seq_file *m)
 {
 	int i;
 
 	for (i = 0; i < KC_NR_FILTERS; i++)
-		n += sysfs_emit_at(buf, n, "benign_%s %ld\n", kc_filter_names[i],
-				   atomic_long_read(&kc_filter_hits[i]));
-	return n;
+		seq_printf(m, "benign_%s %ld\n", kc_filter_names[i],
+			   atomic_long_read(&kc_filter_hits[i]));
 }
 
 ssize_t kc_filters_show(char *buf)

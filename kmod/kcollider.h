@@ -15,7 +15,7 @@
  *   watch.c      hardware watchpoint slots, cross-CPU arming, the #DB hook
  *   context.c    context classification and unwinding of both sides
  *   report.c     report records, dedup, printing, the debugfs record log
- *   debugfs.c    /sys/kernel/debug/kcollider/{control,reports}
+ *   debugfs.c    /sys/kernel/debug/kcollider/{control,reports,stats,...}
  *   sysfs.c      /sys/kernel/kcollider/ knobs and stats
  *   params.c     module parameters: the same knobs, set at load time
  */
@@ -212,7 +212,7 @@ enum kc_filter {
 const char *kc_filter_name(int filter);
 void kc_filter_count(int filter);
 bool kc_filters_benign_full(void);
-ssize_t kc_filters_stats_show(char *buf, ssize_t n);
+void kc_filters_stats(struct seq_file *m);
 ssize_t kc_filters_show(char *buf);
 ssize_t kc_filters_store(const char *buf, size_t count);
 ssize_t kc_filters_strict_show(char *buf);
@@ -282,7 +282,7 @@ unsigned long kc_sites_pick(void);
 void kc_sites_refuse(unsigned long addr);
 unsigned long kc_sites_total(void);
 bool kc_sites_addr_atomic(unsigned long addr, unsigned int size);
-ssize_t kc_sites_stats(char *buf, size_t size);
+void kc_sites_stats(struct seq_file *m);
 bool kc_insn_is_site(const struct kc_insn *insn);
 struct module *kc_module_get(const char *name);
 
@@ -331,7 +331,7 @@ void kc_pool_flush(void);
 const struct kc_insn *kc_pool_take(struct kprobe *kp);
 bool kc_pool_map_slot_ip(unsigned long ip, unsigned long *orig);
 void kc_pool_patch_original(unsigned long start, u8 *code, size_t len);
-ssize_t kc_pool_stats(char *buf, size_t size);
+void kc_pool_stats(struct seq_file *m);
 
 /* sampler.c */
 int kc_sampler_init(void);
@@ -339,7 +339,7 @@ void kc_sampler_exit(void);
 int kc_sampler_start(void);
 void kc_sampler_stop(void);
 unsigned long kc_sampler_fired(void);
-ssize_t kc_sampler_stats(char *buf, size_t size);
+void kc_sampler_stats(struct seq_file *m);
 
 /* trampoline.S, and the C function it calls */
 void kc_trampoline(void);

@@ -1889,42 +1889,41 @@ static unsigned long kc_pool_sum_stale(void)
 	return n;
 }
 
-ssize_t kc_pool_stats(char *buf, size_t size)
+void kc_pool_stats(struct seq_file *m)
 {
 	unsigned int spent, mismatched = kc_pool_mismatched(&spent);
 
-	return scnprintf(buf, size,
-			 "probes_armed %u\nprobes_spent %u\n"
-			 "probes_mismatched %u\nprobes_reserve %u\n"
-			 "probes_cold %u\n"
-			 "probes_registered %u\nprobes_repoked %lu\n"
-			 "probes_dropped %lu\nprobes_scrubbed %lu\n"
-			 "patches_direct %lu\npatches_kprobes %lu\n"
-			 "registrations %lu\nregister_us_mean %llu\n"
-			 "enable_us_mean %llu\n"
-			 "spent_wait_us_mean %llu\nspent_life_us_mean %llu\n"
-			 "hits_stale %lu\nretire_settles %lu\n"
-			 "visits %lu\nvisit_us_mean %llu\nvisits_again %lu\n"
-			 "visit_again_us_mean %llu\nvisits_refused %lu\n"
-			 "visits_withdrawn %lu\n",
-			 kc_pool_armed(), spent, mismatched, kc_pool_reserve(),
-			 kc_pool_cold(),
-			 kc_pool_registered(), READ_ONCE(kc_pool_repokes),
-			 READ_ONCE(kc_pool_dropped), READ_ONCE(kc_pool_scrubs),
-			 READ_ONCE(kc_pool_direct_patches),
-			 READ_ONCE(kc_pool_kprobes_patches),
-			 READ_ONCE(kc_pool_regs),
-			 kc_mean_us(kc_pool_reg_ns, kc_pool_regs),
-			 kc_mean_us(kc_pool_enable_ns, kc_pool_enables),
-			 kc_mean_us(kc_pool_spent_wait_ns, kc_pool_spent_n),
-			 kc_mean_us(kc_pool_spent_life_ns, kc_pool_spent_n),
-			 kc_pool_sum_stale(), READ_ONCE(kc_pool_settles),
-			 READ_ONCE(kc_pool_visits),
-			 kc_mean_us(kc_pool_visit_ns, kc_pool_visits),
-			 READ_ONCE(kc_pool_revisits),
-			 kc_mean_us(kc_pool_revisit_ns, kc_pool_revisits),
-			 READ_ONCE(kc_pool_visits_refused),
-			 READ_ONCE(kc_pool_visits_withdrawn));
+	seq_printf(m, "probes_armed %u\nprobes_spent %u\n"
+		   "probes_mismatched %u\nprobes_reserve %u\n"
+		   "probes_cold %u\n"
+		   "probes_registered %u\nprobes_repoked %lu\n"
+		   "probes_dropped %lu\nprobes_scrubbed %lu\n"
+		   "patches_direct %lu\npatches_kprobes %lu\n"
+		   "registrations %lu\nregister_us_mean %llu\n"
+		   "enable_us_mean %llu\n"
+		   "spent_wait_us_mean %llu\nspent_life_us_mean %llu\n"
+		   "hits_stale %lu\nretire_settles %lu\n"
+		   "visits %lu\nvisit_us_mean %llu\nvisits_again %lu\n"
+		   "visit_again_us_mean %llu\nvisits_refused %lu\n"
+		   "visits_withdrawn %lu\n",
+		   kc_pool_armed(), spent, mismatched, kc_pool_reserve(),
+		   kc_pool_cold(),
+		   kc_pool_registered(), READ_ONCE(kc_pool_repokes),
+		   READ_ONCE(kc_pool_dropped), READ_ONCE(kc_pool_scrubs),
+		   READ_ONCE(kc_pool_direct_patches),
+		   READ_ONCE(kc_pool_kprobes_patches),
+		   READ_ONCE(kc_pool_regs),
+		   kc_mean_us(kc_pool_reg_ns, kc_pool_regs),
+		   kc_mean_us(kc_pool_enable_ns, kc_pool_enables),
+		   kc_mean_us(kc_pool_spent_wait_ns, kc_pool_spent_n),
+		   kc_mean_us(kc_pool_spent_life_ns, kc_pool_spent_n),
+		   kc_pool_sum_stale(), READ_ONCE(kc_pool_settles),
+		   READ_ONCE(kc_pool_visits),
+		   kc_mean_us(kc_pool_visit_ns, kc_pool_visits),
+		   READ_ONCE(kc_pool_revisits),
+		   kc_mean_us(kc_pool_revisit_ns, kc_pool_revisits),
+		   READ_ONCE(kc_pool_visits_refused),
+		   READ_ONCE(kc_pool_visits_withdrawn));
 }
 
 void kc_pool_init(kprobe_pre_handler_t handler)

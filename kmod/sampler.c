@@ -892,43 +892,40 @@ fail:
 	return PTR_ERR(t);
 }
 
-ssize_t kc_sampler_stats(char *buf, size_t size)
+void kc_sampler_stats(struct seq_file *m)
 {
 	unsigned long arms = READ_ONCE(kc_arms);
-	ssize_t n = 0;
 	int i;
 
 	for (i = 0; i < KC_NR_LIMITS; i++)
-		n += scnprintf(buf + n, size - n, "rate_lost_%s %llu\n",
-			       kc_limit_names[i],
-			       div_u64(READ_ONCE(kc_lost_ns[i]), NSEC_PER_SEC));
-	return n + scnprintf(buf + n, size - n,
-			 "hits %lu\nfired %lu\nhits_spent %lu\narms %lu\n"
-			 "register_failures %lu\narmed_expired %lu\n"
-			 "armed_expired_kept %lu\n"
-			 "retired %lu\narm_us_mean %llu\nretire_us_mean %llu\n"
-			 "armer_throttled_ms %llu\narm_pace_permille %u\n"
-			 "budget_pace_permille %u\ncost_permille %u\n"
-			 "budget_periods_over %lu\ncost_ms %llu\nbudget_ms %llu\n"
-			 "rate_bought %u\n",
-			 kc_sum(offsetof(struct kc_cpu_counts, hits)),
-			 kc_sampler_fired(),
-			 kc_sum(offsetof(struct kc_cpu_counts, spent_hits)),
-			 arms, READ_ONCE(kc_add_fail), READ_ONCE(kc_expired),
-			 READ_ONCE(kc_expired_kept),
-			 READ_ONCE(kc_retired),
-			 arms ? div_u64(READ_ONCE(kc_arm_ns), arms * 1000) : 0,
-			 kc_retired ? div_u64(READ_ONCE(kc_retire_ns),
+		seq_printf(m, "rate_lost_%s %llu\n", kc_limit_names[i],
+		     div_u64(READ_ONCE(kc_lost_ns[i]), NSEC_PER_SEC));
+	seq_printf(m, "hits %lu\nfired %lu\nhits_spent %lu\narms %lu\n"
+		   "register_failures %lu\narmed_expired %lu\n"
+		   "armed_expired_kept %lu\n"
+		   "retired %lu\narm_us_mean %llu\nretire_us_mean %llu\n"
+		   "armer_throttled_ms %llu\narm_pace_permille %u\n"
+		   "budget_pace_permille %u\ncost_permille %u\n"
+		   "budget_periods_over %lu\ncost_ms %llu\nbudget_ms %llu\n"
+		   "rate_bought %u\n",
+		   kc_sum(offsetof(struct kc_cpu_counts, hits)),
+		   kc_sampler_fired(),
+		   kc_sum(offsetof(struct kc_cpu_counts, spent_hits)),
+		   arms, READ_ONCE(kc_add_fail), READ_ONCE(kc_expired),
+		   READ_ONCE(kc_expired_kept),
+		   READ_ONCE(kc_retired),
+		   arms ? div_u64(READ_ONCE(kc_arm_ns), arms * 1000) : 0,
+		   kc_retired ? div_u64(READ_ONCE(kc_retire_ns),
 					      kc_retired * 1000) : 0,
-			 div_u64(READ_ONCE(kc_busy_ns), NSEC_PER_MSEC),
-			 READ_ONCE(kc_pace) * 1000 / KC_PACE_FULL,
-			 (unsigned int)div_u64((u64)READ_ONCE(kc_budget_pace) *
+		   div_u64(READ_ONCE(kc_busy_ns), NSEC_PER_MSEC),
+		   READ_ONCE(kc_pace) * 1000 / KC_PACE_FULL,
+		   (unsigned int)div_u64((u64)READ_ONCE(kc_budget_pace) *
 					       1000, KC_BUDGET_FULL),
-			 READ_ONCE(kc_cost_permille),
-			 READ_ONCE(kc_budget_periods_over),
-			 div_u64(READ_ONCE(kc_cost_total_ns), NSEC_PER_MSEC),
-			 div_u64(READ_ONCE(kc_budget_total_ns), NSEC_PER_MSEC),
-			 READ_ONCE(kc_rate_bought));
+		   READ_ONCE(kc_cost_permille),
+		   READ_ONCE(kc_budget_periods_over),
+		   div_u64(READ_ONCE(kc_cost_total_ns), NSEC_PER_MSEC),
+		   div_u64(READ_ONCE(kc_budget_total_ns), NSEC_PER_MSEC),
+		   READ_ONCE(kc_rate_bought));
 }
 
 int kc_sampler_init(void)

@@ -633,22 +633,19 @@ unsigned long kc_sites_total(void)
 	return READ_ONCE(kc_nr_sites);
 }
 
-ssize_t kc_sites_stats(char *buf, size_t size)
+void kc_sites_stats(struct seq_file *m)
 {
 	unsigned long refused = 0;
 	struct kc_range *r;
-	ssize_t n;
 
 	mutex_lock(&kc_sites_lock);
 	list_for_each_entry(r, &kc_ranges, node)
 		refused += r->nr_refused;
-	n = scnprintf(buf, size,
-		      "sites %lu\nsites_refused %lu\nsites_bytes %lu\n"
-		      "sites_build_ms %llu\nfuncs_denied %lu\n",
-		      kc_nr_sites, refused, kc_build_bytes,
-		      div_u64(kc_build_ns, NSEC_PER_MSEC), kc_denied_funcs);
+	seq_printf(m, "sites %lu\nsites_refused %lu\nsites_bytes %lu\n"
+		   "sites_build_ms %llu\nfuncs_denied %lu\n",
+		   kc_nr_sites, refused, kc_build_bytes,
+		   div_u64(kc_build_ns, NSEC_PER_MSEC), kc_denied_funcs);
 	mutex_unlock(&kc_sites_lock);
-	return n;
 }
 
 int kc_sites_init(void)

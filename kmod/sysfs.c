@@ -209,60 +209,6 @@ static ssize_t version_show(struct kobject *kobj, struct kobj_attribute *attr,
 	return sysfs_emit(buf, "%s\n", KCOLLIDER_VERSION);
 }
 
-/* what the stats attribute calls each reason a sample was skipped */
-static const char * const kc_skip_names[KC_NR_SKIPS] = {
-	[KC_SKIP_NMI] = "nmi",
-	[KC_SKIP_RECURSION] = "recursion",
-	[KC_SKIP_ROTATION] = "stopping",
-	[KC_SKIP_FORBIDDEN] = "forbidden_address",
-	[KC_SKIP_NO_SLOT] = "no_slot",
-	[KC_SKIP_NO_MARK] = "no_mark",
-	[KC_SKIP_RCU] = "rcu_not_watching",
-	[KC_SKIP_DISABLED] = "disabled",
-	[KC_SKIP_HELD] = "held_share",
-};
-
-static ssize_t stats_show(struct kobject *kobj, struct kobj_attribute *attr,
-			  char *buf)
-{
-	const struct kc_stats *s = &kc_stats;
-	ssize_t n;
-	int i;
-
-	n = kc_sites_stats(buf, PAGE_SIZE);
-	n += kc_pool_stats(buf + n, PAGE_SIZE - n);
-	n += kc_sampler_stats(buf + n, PAGE_SIZE - n);
-	n += sysfs_emit_at(buf, n,
-			   "samples %ld\nstall_us %ld\nloop_waits %ld\n"
-			   "watch_full %ld\nwatch_partial %ld\n"
-			   "window_partial %ld\n"
-			   "races %ld\nunknown_origin %ld\n"
-			   "reports_suppressed %ld\nreports_lost %ld\n"
-			   "dr_repaired %ld\nlate_traps %ld\n"
-			   "traps_awaited %ld\nracer_outside %ld\n"
-			   "racers_stepping %ld\n",
-			   atomic_long_read(&s->samples),
-			   atomic_long_read(&s->stall_us),
-			   atomic_long_read(&s->loop_waits),
-			   atomic_long_read(&s->watch_full),
-			   atomic_long_read(&s->watch_partial),
-			   atomic_long_read(&s->window_partial),
-			   atomic_long_read(&s->races),
-			   atomic_long_read(&s->unknown_origin),
-			   atomic_long_read(&s->reports_suppressed),
-			   atomic_long_read(&s->reports_lost),
-			   atomic_long_read(&s->dr_repaired),
-			   atomic_long_read(&s->late_traps),
-			   atomic_long_read(&s->traps_awaited),
-			   atomic_long_read(&s->racer_outside),
-			   atomic_long_read(&s->racers_stepping));
-	n = kc_filters_stats_show(buf, n);
-	for (i = 0; i < KC_NR_SKIPS; i++)
-		n += sysfs_emit_at(buf, n, "skipped_%s %ld\n", kc_skip_names[i],
-				   atomic_long_read(&s->skipped[i]));
-	return n;
-}
-
 static ssize_t report_style_show(struct kobject *kobj,
 				 struct kobj_attribute *attr, char *buf)
 {
@@ -281,7 +227,6 @@ static struct kobj_attribute targets_attr = __ATTR_RW(targets);
 static struct kobj_attribute sample_percpu_attr = __ATTR_RW(sample_percpu);
 static struct kobj_attribute watch_slots_attr = __ATTR_RO(watch_slots);
 static struct kobj_attribute version_attr = __ATTR_RO(version);
-static struct kobj_attribute stats_attr = __ATTR_RO(stats);
 static struct kobj_attribute strict_attr = __ATTR_RW(strict);
 static struct kobj_attribute benign_full_attr = __ATTR_RW(benign_full);
 static struct kobj_attribute filters_attr = __ATTR_RW(filters);
@@ -303,7 +248,6 @@ static struct attribute *kc_attrs[] = {
 	&kc_attr_dedup_ms.attr.attr,
 	&watch_slots_attr.attr,
 	&version_attr.attr,
-	&stats_attr.attr,
 	&strict_attr.attr,
 	&benign_full_attr.attr,
 	&filters_attr.attr,

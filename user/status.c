@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kcollider status: every attribute of /sys/kernel/kcollider, as a table
- * for people and as one nested JSON object for scripts. An attribute of
- * "NAME VALUE" lines (stats, filters, suppress, targets) becomes an object;
- * numbers are numbers, on/off are booleans.
+ * kcollider status: every attribute of /sys/kernel/kcollider and the
+ * counters of /sys/kernel/debug/kcollider/stats, as a table for people and
+ * as one nested JSON object for scripts. An attribute of "NAME VALUE" lines
+ * (stats, filters, suppress, targets) becomes an object; numbers are
+ * numbers, on/off are booleans.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -27,14 +28,16 @@ static void status_usage(FILE *out)
 		"Usage: %s status [OPTIONS]\n"
 		"\n"
 		"Show every setting and statistic of the loaded module (the files\n"
-		"of %s; KCOLLIDER_SYSFS overrides the directory). Lists\n"
-		"(stats, filters, suppress, targets) are shown one entry a line, and\n"
-		"as nested objects in JSON.\n"
+		"of %s, KCOLLIDER_SYSFS overrides the directory, and the\n"
+		"counters of %s/stats, KCOLLIDER_DEBUGFS overrides it).\n"
+		"Lists (stats, filters, suppress, targets) are shown one entry a\n"
+		"line, and as nested objects in JSON.\n"
 		"\n"
 		"OPTIONS:\n"
 		KC_COMMON_USAGE
 		"\n"
-		KC_EXIT_HELP, prog_name, KCOLLIDER_SYSFS_DIR);
+		KC_EXIT_HELP, prog_name, KCOLLIDER_SYSFS_DIR,
+		KCOLLIDER_DEBUGFS_DIR);
 }
 
 static const char *sysfs_dir(void)
@@ -42,6 +45,16 @@ static const char *sysfs_dir(void)
 	const char *d = getenv("KCOLLIDER_SYSFS");
 
 	return d && *d ? d : KCOLLIDER_SYSFS_DIR;
+}
+
+/* The counters are in debugfs; the settings, one a file, in sysfs. */
+static const char *attr_dir(const char *sysfs, const char *name)
+{
+	const char *d = getenv("KCOLLIDER_DEBUGFS");
+
+	if (strcmp(name, "stats"))
+		return sysfs;
+	return d && *d ? d : KCOLLIDER_DEBUGFS_DIR;
 }
 
 /* The whole attribute, trailing newlines dropped; NULL and errno on error. */
@@ -145,7 +158,7 @@ static int cmp_names(const void *a, const void *b)
 static char **list_attrs(const char *dir, size_t *count)
 {
 	char **names = NULL, **nn;
-	size_t n = 0;
+	size_t i, n = 0;
 	struct dirent *de;
 	DIR *d = opendir(dir);
 
@@ -163,6 +176,16 @@ static char **list_attrs(const char *dir, size_t *count)
 			n++;
 	}
 	closedir(d);
+	/* the counters, from debugfs, in their place in the list */
+	for (i = 0; i < n && strcmp(names[i], "stats"); i++)
+		;
+	nn = i < n ? NULL : realloc(names, (n + 1) * sizeof(*names));
+	if (nn) {
+		names = nn;
+		names[n] = strdup("stats");
+		if (names[n])
+			n++;
+	}
 	if (!names)
 		names = calloc(1, sizeof(*names));
 	qsort(names, n, sizeof(*names), cmp_names);
@@ -181,11 +204,13 @@ static void show(const char *dir, char **names, size_t n)
 		json_obj_begin(&j, NULL);
 	}
 	for (i = 0; i < n; i++) {
-		val = read_attr(dir, names[i]);
+		val = read_attr(attr_dir(dir, names[i]), names[i]);
 		if (!val && json_output)
 			json_null(&j, names[i]);
 		else if (!val)
-			printf("%-16s <unreadable: %s>\n", names[i], strerror(errno));
+			printf("%-16s <unreadable: %s%s>\n", names[i], strerror(errno),
+			       attr_dir(dir, names[i]) == dir ? "" :
+			       "; is debugfs mounted on /sys/kernel/debug?");
 		else if (json_output && is_table(names[i], val))
 			json_table(&j, names[i], val);
 		else if (json_output)

@@ -6,5 +6,7 @@
 
 /* Where the module publishes its knobs; the tools and tests read it. */
 #define KCOLLIDER_SYSFS_DIR "/sys/kernel/kcollider"
+/* Its counters, report log and control file (debugfs mounted as usual). */
+#define KCOLLIDER_DEBUGFS_DIR "/sys/kernel/debug/kcollider"
 
 #endif /* KCOLLIDER_VERSION_H */

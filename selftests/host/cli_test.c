@@ -398,20 +398,32 @@ TEST(status_table_and_nested_json)
 	snprintf(cmd, sizeof(cmd),
 		 "cd %s && printf '1\\n' > enabled && printf '200\\n' > sample_rate && "
 		 "printf 'locked-racer on\\nother-bits off\\n' > filters && "
-		 "printf 'sites 340\\nfired 12\\n' > stats && : > targets && "
-		 "KCOLLIDER_SYSFS=%s " KC " status", dir, dir);
+		 ": > targets && mkdir %s-debug && "
+		 "printf 'sites 340\\nfired 12\\n' > %s-debug/stats && "
+		 "KCOLLIDER_SYSFS=%s KCOLLIDER_DEBUGFS=%s-debug " KC " status",
+		 dir, dir, dir, dir, dir);
 	ASSERT_EQ(0, run(cmd, out, sizeof(out)));
 	/* Every line of a list indented, not just the first. */
 	EXPECT_NE(NULL, strstr(out, "filters:\n  locked-racer on\n  other-bits off\n"))
 		TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "stats:\n  sites 340\n  fired 12\n"));
 	EXPECT_NE(NULL, strstr(out, "enabled          1\n"));
-	snprintf(cmd, sizeof(cmd), "KCOLLIDER_SYSFS=%s " KC " -j status", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "KCOLLIDER_SYSFS=%s KCOLLIDER_DEBUGFS=%s-debug " KC " -j status",
+		 dir, dir);
 	ASSERT_EQ(0, run(cmd, out, sizeof(out)));
 	EXPECT_STREQ("{\"enabled\":1,\"filters\":{\"locked-racer\":true,\"other-bits\":false},"
 		     "\"sample_rate\":200,\"stats\":{\"sites\":340,\"fired\":12},"
 		     "\"targets\":{}}\n", out);
-	snprintf(cmd, sizeof(cmd), "rm -r %s", dir);
+	/* debugfs not mounted: the settings still show, the counters say why not */
+	snprintf(cmd, sizeof(cmd),
+		 "KCOLLIDER_SYSFS=%s KCOLLIDER_DEBUGFS=%s-none " KC " status",
+		 dir, dir);
+	ASSERT_EQ(0, run(cmd, out, sizeof(out)));
+	EXPECT_NE(NULL, strstr(out, "enabled          1\n"));
+	EXPECT_NE(NULL, strstr(out, "stats            <unreadable: No such file or directory; is debugfs mounted"))
+		TH_LOG("%s", out);
+	snprintf(cmd, sizeof(cmd), "rm -r %s %s-debug", dir, dir);
 	system(cmd);
 	free(dir);
 }

@@ -5,6 +5,7 @@
 set -u
 top=$1
 sys=/sys/kernel/kcollider
+kc_stats=/sys/kernel/debug/kcollider/stats
 dbg=/sys/kernel/debug
 run=$dbg/kc_planted/run
 
@@ -13,7 +14,7 @@ hot_funcs="pipe_read pipe_write vfs_read vfs_write ksys_read ksys_write
 	rw_verify_area copy_page_to_iter copy_page_from_iter __wake_up_common
 	anon_pipe_buf_release touch_atime file_update_time __fsnotify_parent"
 
-stat() { awk -v k="$1" '$1 == k { print $2 }' $sys/stats; }
+stat() { awk -v k="$1" '$1 == k { print $2 }' $kc_stats; }
 # the overhead table: issue 10's range of rates, rounds of alternated blocks
 rates=${BENCH_RATES:-10 20 100 1000}
 rounds=${BENCH_ROUNDS:-5}
@@ -123,7 +124,7 @@ unit
 # why fired/s falls short of the rate: the budget the armer lost, by reason
 lost() {
 	awk '$1 ~ /^rate_lost_/ { sub(/^rate_lost_/, "", $1); print $1, $2 }' \
-		$sys/stats
+		$kc_stats
 }
 # (files, not <(...): the guest has no /dev/fd)
 lost_why() {
@@ -201,7 +202,7 @@ for rate in $rates; do
 		"$(lost_why "$l0" "$(lost)" "$ton")"
 done
 grep -E "^(armed_expired|arms|register_us_mean|enable_us_mean|retire_us_mean|spent_wait_us_mean|spent_life_us_mean|probes_repoked|probes_mismatched|patches_direct|patches_kprobes|hits_stale|retire_settles) " \
-	$sys/stats | tr '\n' ' '
+	$kc_stats | tr '\n' ' '
 echo
 
 echo "## arm latency (until all CPUs acknowledged; timeouts not recorded), microseconds"

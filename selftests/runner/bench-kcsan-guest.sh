@@ -112,7 +112,7 @@ kcollider_mode() {
 		"$here/detect-guest.sh" "$out/detect.csv" 1 "$budget" "$budget" "$@"
 	insmod "$module" || exit 1
 	echo all > $kc_sys/targets || exit 1
-	echo "# kcollider: targets=all, $(awk '$1 == "sites" { print $2 }' $kc_sys/stats) sites," \
+	echo "# kcollider: targets=all, $(awk '$1 == "sites" { print $2 }' /sys/kernel/debug/kcollider/stats) sites," \
 	     "sample_rate $(cat $kc_sys/sample_rate)"
 	alternate kc_on kc_off
 	rmmod kcollider

@@ -11,11 +11,12 @@
 set -u
 a=$1 b=$2
 sys=/sys/kernel/kcollider
+kc_stats=/sys/kernel/debug/kcollider/stats
 hot_funcs="pipe_read pipe_write vfs_read vfs_write ksys_read ksys_write
 	rw_verify_area copy_page_to_iter copy_page_from_iter __wake_up_common
 	anon_pipe_buf_release touch_atime file_update_time __fsnotify_parent"
 
-stat() { awk -v k="$1" '$1 == k { print $2 }' $sys/stats; }
+stat() { awk -v k="$1" '$1 == k { print $2 }' $kc_stats; }
 counters() { echo "$(stat fired) $(stat samples) $(stat hits) $(stat stall_us)"; }
 # Writer and reader pinned to two CPUs: left to the scheduler they share
 # one vCPU in some runs and not in others, and under TCG the time doubles

@@ -78,7 +78,7 @@ declare -A funcs=(
 [ $# -gt 0 ] || set -- r1 r2 r3 r4 r5 r6 r7 r8 r9 r10 r11 r12 n1 n2 n3 n4 n5 n6 n7
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
-stat_of() { sed -n "s/^$1 //p" "$sysfs/stats"; }
+stat_of() { sed -n "s/^$1 //p" /sys/kernel/debug/kcollider/stats; }
 nreports() { grep -c '^BUG: KCOLLIDER: ' "$reports"; }
 class_of() {
 	local c

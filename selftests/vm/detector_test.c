@@ -427,7 +427,7 @@ TEST_F(planted, read_only_attributes_refuse_writes)
 	ASSERT_NE(0, kc_write_attr("watch_slots", "3"));
 	ASSERT_LT(0, kc_read_attr("watch_slots", after, sizeof(after)));
 	ASSERT_STREQ(before, after);
-	ASSERT_NE(0, kc_write_attr("stats", "0"));
+	ASSERT_NE(0, kc_write_attr("version", "0"));
 }
 
 TEST(watch_slots_out_of_range_refuses_to_load)

@@ -356,7 +356,7 @@ TEST_F_TIMEOUT(engine, all_targets_the_whole_kernel, 300)
 	}
 	ASSERT_GT(kc_stat("fired"), 0);
 	ASSERT_GT(samples, 0) {
-		kc_read_attr("stats", buf, sizeof(buf));
+		kc_read_stats(buf, sizeof(buf));
 		TH_LOG("%s", buf);
 	}
 	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
@@ -496,7 +496,7 @@ TEST_F_TIMEOUT(engine, fired_breakpoints_are_retired, 120)
 	if (kc_stat("probes_spent") || kc_stat("probes_mismatched")) {
 		kprobes_listed();
 		fprintf(stderr, "# kprobes list:\n%s", buf);
-		kc_read_attr("stats", buf, sizeof(buf));
+		kc_read_stats(buf, sizeof(buf));
 		fprintf(stderr, "# stats:\n%s", buf);
 	}
 	ASSERT_EQ(0, kc_stat("probes_spent"));
@@ -733,7 +733,7 @@ static int run_hot_loop(const char *cmd, long samples)
 	if (kc_write_attr("enabled", "0"))
 		ret = -1;
 	if (kc_stat("hits") > 2 * kc_stat("fired")) {
-		kc_read_attr("stats", buf, sizeof(buf));
+		kc_read_stats(buf, sizeof(buf));
 		fprintf(stderr, "# stats:\n%s", buf);
 	}
 	return ret;
@@ -985,7 +985,7 @@ TEST_F_TIMEOUT(engine, rate_beyond_the_machine_is_explained, 600)
 	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
 	t1 = now_s();
 	lost = rate_lost_total();
-	kc_read_attr("stats", buf, sizeof(buf));
+	kc_read_stats(buf, sizeof(buf));
 	TH_LOG("%.1f s, fired %ld, lost %ld", t1 - t0, kc_stat("fired"), lost);
 	ASSERT_GT(kc_stat("samples"), 0);
 	ASSERT_LT(kc_stat("fired"), rate * (t1 - t0) / 2);
@@ -1019,7 +1019,7 @@ TEST_F_TIMEOUT(engine, budget_holds_the_cost_on_a_hot_loop, 600)
 					   "h1 200"));
 	cost = kc_stat("cost_ms");
 	budget = kc_stat("budget_ms");
-	kc_read_attr("stats", buf, sizeof(buf));
+	kc_read_stats(buf, sizeof(buf));
 	TH_LOG("cost %ld ms, budget %ld ms, samples %ld, periods over %ld",
 	       cost, budget, kc_stat("samples"), kc_stat("budget_periods_over"));
 	ASSERT_EQ(0, kc_write_attr("enabled", "0"));

@@ -683,7 +683,7 @@ static const char *stats_text(void)
 {
 	static char buf[4096];
 
-	if (kc_read_attr("stats", buf, sizeof(buf)) < 0)
+	if (kc_read_stats(buf, sizeof(buf)) < 0)
 		return "(no stats)";
 	return buf;
 }

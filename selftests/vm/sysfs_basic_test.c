@@ -3,6 +3,8 @@
  * In-VM: kcollider.ko loads, publishes /sys/kernel/kcollider/, validates
  * writes, and unloads without leaving anything behind.
  */
+#include <dirent.h>
+
 #include "kselftest_harness.h"
 #include "vm_util.h"
 
@@ -41,6 +43,51 @@ TEST_F(loaded, version_is_read_only)
 	ASSERT_NE(0, kc_write_attr("version", "9.9.9\n"));
 	ASSERT_LT(0, kc_read_attr("version", buf, sizeof(buf)));
 	ASSERT_STREQ(KCOLLIDER_VERSION "\n", buf);
+}
+
+/*
+ * sysfs holds settings, one value a file (the list settings one entry a
+ * line); the counters are in debugfs, where no write reaches them.
+ */
+TEST_F(loaded, sysfs_holds_one_value_a_file_and_debugfs_the_counters)
+{
+	static const char * const lists[] = { "targets", "filters", "suppress",
+					      "marks", NULL };
+	char buf[8192], *nl;
+	struct dirent *de;
+	int i, fd, files = 0;
+	bool list;
+	DIR *d;
+
+	d = opendir(KCOLLIDER_SYSFS_DIR);
+	ASSERT_NE(NULL, d);
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		for (list = false, i = 0; lists[i]; i++)
+			list |= !strcmp(de->d_name, lists[i]);
+		if (list)
+			continue;
+		files++;
+		ASSERT_LT(0, kc_read_attr(de->d_name, buf, sizeof(buf)))
+			TH_LOG("%s", de->d_name);
+		nl = strchr(buf, '\n');
+		EXPECT_TRUE(nl && !nl[1])
+			TH_LOG("%s holds more than one line: %s", de->d_name, buf);
+	}
+	closedir(d);
+	EXPECT_LT(5, files);
+	EXPECT_FALSE(kc_path_exists(KCOLLIDER_SYSFS_DIR "/stats"));
+
+	ASSERT_LT(0, kc_read_stats(buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "samples "));
+	EXPECT_NE(NULL, strstr(buf, "\nskipped_nmi "));
+	EXPECT_LE(0, kc_stat("races"));
+	fd = open(KCOLLIDER_DEBUGFS_DIR "/stats", O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		EXPECT_GT(0, write(fd, "0", 1));
+		close(fd);
+	}
 }
 
 TEST_F(loaded, enabled_reads_zero_after_load)

@@ -115,14 +115,12 @@ static inline bool kc_path_exists(const char *path)
 	return stat(path, &st) == 0;
 }
 
-/* Reads a whole sysfs attribute; returns its length or -errno. */
-static inline int kc_read_attr(const char *name, char *buf, size_t size)
+/* Reads a whole file of one read(); returns its length or -errno. */
+static inline int kc_read_path(const char *path, char *buf, size_t size)
 {
-	char path[256];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), KCOLLIDER_SYSFS_DIR "/%s", name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -133,6 +131,21 @@ static inline int kc_read_attr(const char *name, char *buf, size_t size)
 		buf[n] = '\0';
 	close(fd);
 	return n;
+}
+
+/* Reads a whole sysfs attribute; returns its length or -errno. */
+static inline int kc_read_attr(const char *name, char *buf, size_t size)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), KCOLLIDER_SYSFS_DIR "/%s", name);
+	return kc_read_path(path, buf, size);
+}
+
+/* The counters, "NAME VALUE" a line (debugfs, like KCSAN's). */
+static inline int kc_read_stats(char *buf, size_t size)
+{
+	return kc_read_path(KCOLLIDER_DEBUGFS_DIR "/stats", buf, size);
 }
 
 /* Writes @val in one write(2); returns 0 or -errno of the write. */
@@ -269,14 +282,14 @@ static inline int kc_write_file(const char *path, const char *val)
 	return n;
 }
 
-/* Value of "name N" in the stats attribute, -1 if absent. */
+/* Value of "name N" in the stats file, -1 if absent. */
 static inline long kc_stat(const char *name)
 {
 	static char buf[8192];
 	size_t len = strlen(name);
 	char *p;
 
-	if (kc_read_attr("stats", buf, sizeof(buf)) < 0)
+	if (kc_read_stats(buf, sizeof(buf)) < 0)
 		return -1;
 	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
 		if (!strncmp(p, name, len) && p[len] == ' ')
