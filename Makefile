@@ -141,7 +141,7 @@ BENCH_BINS := $(patsubst selftests/bench/%.c,$(BUILD)/bench/%,\
 # (Benchmarks need the tools and the host test programs, not the module.)
 after-deps-bench: user $(BENCH_BINS)
 	@$(MAKE) --no-print-directory -C selftests
-	@selftests/runner/bench.sh
+	@VM_IMAGE="$(VM_IMAGE)" KREL="$(KREL)" selftests/runner/bench.sh
 
 # The detection-rate benchmark alone (make bench runs it too): one VM boot.
 bench-detect: selftests

@@ -202,6 +202,33 @@ TEST_F_TIMEOUT(mk, dkms_source_tree_builds, 600)
 	free(dest);
 }
 
+/*
+ * make bench leaves its figures in build/bench/summary.md, each under its
+ * benchmark's name with its command, after what they were measured on.
+ */
+TEST_F_TIMEOUT(mk, bench_writes_a_summary_of_its_figures, 120)
+{
+	char path[4096], *dir = scratch();
+
+	ASSERT_NE(NULL, dir);
+	snprintf(cmd, sizeof(cmd), "cd %s && BENCH=cli BENCH_CLI_REPORTS=2000 BUILD=%s "
+		 KC_TOP "/selftests/runner/bench.sh > /dev/null 2>&1 && "
+		 "cat %s/bench/summary.md", dir, dir, dir);
+	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# make bench: summary\n")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\n- Commit: "));
+	EXPECT_NE(NULL, strstr(out, "\n- Host: Linux "));
+	EXPECT_NE(NULL, strstr(out, "\n- Benchmarks failed: 0\n"));
+	EXPECT_NE(NULL, strstr(out, "\n## cli\n\nCommand: `selftests/runner/bench-cli.sh`"));
+	/* a figure, not a comment */
+	EXPECT_NE(NULL, strstr(out, "\nparse (report group): "));
+	EXPECT_EQ(NULL, strstr(out, "\n# bench:"));
+	snprintf(path, sizeof(path), "%s/bench/logs/cli.log", dir);
+	EXPECT_EQ(0, access(path, R_OK));
+	cleanup(dir);
+	free(dir);
+}
+
 /* Every man page renders without a warning from groff. */
 TEST(man_pages_render)
 {

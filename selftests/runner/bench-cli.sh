@@ -5,13 +5,14 @@
 # (reports/s) and TSO analysis time per report, offline on the pattern
 # fixture and, when available, on a vmlinux with symbols (VMLINUX=...) and
 # live (root, /proc/kcore). Run from the repo top after "make selftests".
-# usage: selftests/runner/bench-cli.sh [N]   (N reports per run, default 100000)
+# usage: selftests/runner/bench-cli.sh [N]   (N reports per run, default
+# $BENCH_CLI_REPORTS or 100000)
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 kc=$top/user/kcollider
 fixture=${BUILD:-$top/build}/host/fixtures/tso_fixture
-n=${1:-100000}
+n=${1:-${BENCH_CLI_REPORTS:-100000}}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
