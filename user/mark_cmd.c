@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "kallsyms.h"
 #include "main.h"
 #include "marking.h"
 
@@ -369,28 +370,6 @@ static int running_build_id(unsigned char *id, size_t size)
 	return -ENODATA;
 }
 
-/* The live address of @name from /proc/kallsyms (root). */
-static int kallsyms_addr(const char *name, uint64_t *addr)
-{
-	char line[512], sym[256], type;
-	unsigned long long a;
-	FILE *f;
-
-	*addr = 0;
-	f = fopen("/proc/kallsyms", "r");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 &&
-		    !strcmp(sym, name)) {
-			*addr = a;
-			break;
-		}
-	}
-	fclose(f);
-	return *addr ? 0 : -EPERM;	/* absent, or zeros: not root */
-}
-
 /*
  * Only the running kernel's own image will do: its addresses are what
  * the module checks against, and a close relative would mark the wrong
@@ -403,6 +382,7 @@ static int vmlinux_matches(struct kc_marking *m, struct mark_ctx *c)
 	uint64_t link, addr;
 	int n = running_build_id(live, sizeof(live));
 	int len = kc_marking_vmlinux_build_id(m, &id);
+	int ret;
 
 	if (len <= 0) {
 		kc_error("mark: -V image: no build ID in it");
@@ -416,9 +396,14 @@ static int vmlinux_matches(struct kc_marking *m, struct mark_ctx *c)
 		kc_error("mark: -V image is not the running kernel's (build IDs differ)");
 		return -1;
 	}
-	if (kc_marking_vmlinux_symbol(m, "_stext", &link) ||
-	    kallsyms_addr("_stext", &addr)) {
-		kc_error("mark: cannot read _stext's address (/proc/kallsyms, as root)");
+	if (kc_marking_vmlinux_symbol(m, "_stext", &link)) {
+		kc_error("mark: -V image: no _stext symbol in it");
+		return -1;
+	}
+	ret = kc_kallsyms_lookup(KC_KALLSYMS, "_stext", &addr);
+	if (ret) {
+		kc_error("mark: cannot read _stext's address: " KC_KALLSYMS ": %s%s",
+			 strerror(-ret), ret == -EPERM ? " (addresses hidden: run as root)" : "");
 		return -1;
 	}
 	c->kaslr = addr - link;
