@@ -22,6 +22,7 @@
 #include "kallsyms.h"
 #include "main.h"
 #include "marking.h"
+#include "readfile.h"
 
 #define KC_MARKS_FILE "/sys/kernel/kcollider/marks"
 #define KC_TARGETS_FILE "/sys/kernel/kcollider/targets"
@@ -79,7 +80,11 @@ static void mark_usage(FILE *out)
 		KC_EXIT_HELP, prog_name);
 }
 
-/* The live address of @section of @module, from sysfs (root). */
+/*
+ * The live address of @section of @module, from sysfs (root). One read()
+ * at offset 0, not kc_read_file(): the kernel answers only that one
+ * (module_sect_read() fails any other offset with EINVAL).
+ */
 static int section_base(const char *module, const char *section,
 			uint64_t *base)
 {
@@ -341,16 +346,14 @@ static bool glob_wants(const char *func, void *data)
 /* The running kernel's GNU build ID, from its notes; its length or -errno. */
 static int running_build_id(unsigned char *id, size_t size)
 {
-	unsigned char notes[4096];
-	size_t pos = 0;
-	ssize_t n;
-	int fd = open(KC_KERNEL_NOTES, O_RDONLY);
+	size_t pos = 0, n;
+	unsigned char *notes = (unsigned char *)kc_read_file(KC_KERNEL_NOTES,
+							     1 << 20, &n);
+	int ret = -ENODATA;
 
-	if (fd < 0)
+	if (!notes)
 		return -errno;
-	n = read(fd, notes, sizeof(notes));
-	close(fd);
-	while (n > 0 && pos + 12 <= (size_t)n) {
+	while (pos + 12 <= n) {
 		uint32_t namesz, descsz, type;
 		size_t name_at = pos + 12, desc_at;
 
@@ -358,16 +361,18 @@ static int running_build_id(unsigned char *id, size_t size)
 		memcpy(&descsz, notes + pos + 4, 4);
 		memcpy(&type, notes + pos + 8, 4);
 		desc_at = name_at + ((namesz + 3) & ~3u);
-		if (desc_at + descsz > (size_t)n)
+		if (desc_at + descsz > n)
 			break;
 		if (type == 3 && namesz == 4 && !memcmp(notes + name_at, "GNU", 4) &&
 		    descsz <= size) {
 			memcpy(id, notes + desc_at, descsz);
-			return descsz;
+			ret = descsz;
+			break;
 		}
 		pos = desc_at + ((descsz + 3) & ~3u);
 	}
-	return -ENODATA;
+	free(notes);
+	return ret;
 }
 
 /*
