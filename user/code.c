@@ -354,7 +354,7 @@ long code_read(const struct code_src *c, uint64_t addr, void *buf, size_t len)
 		return n;
 
 	for (i = 0; i < c->nsegs; i++) {
-		const struct kc_seg *s = &c->segs[i];
+		const struct code_seg *s = &c->segs[i];
 		ssize_t n;
 
 		if (addr < s->addr || addr >= s->addr + s->len)
