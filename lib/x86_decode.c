@@ -964,6 +964,14 @@ static void system_semantics(const struct kc_dec *d, struct kc_insn *insn)
 		if (((modrm >> 3) & 7) == 7)
 			insn->op = KC_OP_SFENCE;
 	}
+	/*
+	 * 0F 01's register forms (swapgs, rdtscp, xgetbv, clac, vmrun...)
+	 * share group 7 with lgdt, lidt and invlpg, whose serializing the
+	 * table gives; of them only serialize is. rdtscp waits for earlier
+	 * loads, not stores: taken for a barrier it would hide a reordering.
+	 */
+	if (insn->map == 1 && op == 0x01 && d->mod == 3)
+		insn->flags &= ~KC_INSN_SERIALIZING;
 	if (insn->map == 1 && op == 0x01 && modrm == 0xe8 && np)
 		insn->flags |= KC_INSN_SERIALIZING;	/* serialize */
 	/* mov to cr (but not cr8, the TPR) and to dr */

@@ -5,13 +5,15 @@
  * A function is decoded linearly from its symbol's start to its end; the
  * kernel's text has no data between instructions of a function (jump
  * tables live in .rodata and retpoline builds have none), so linear sweep
- * is exact. Should decoding fail, the function is marked and the analysis
+ * is exact. Should decoding fail (capstone's, or the shared decoder's on
+ * an instruction capstone read), the function is marked and the analysis
  * says "unknown (decode failure)" rather than guess.
  */
 #include <capstone/capstone.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <kcollider/x86_decode.h>
 #include "cfg.h"
 
 #define MAX_FUNC_BYTES (1 << 20)
@@ -38,37 +40,6 @@ static bool cs_init(void)
 	cs_option(cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
 	cs_ready = true;
 	return true;
-}
-
-static bool is_serializing(unsigned int id, const cs_x86 *x)
-{
-	const cs_x86_op *dst;
-
-	switch (id) {
-	case X86_INS_MFENCE:
-	case X86_INS_CPUID:
-	case X86_INS_IRET:
-	case X86_INS_IRETD:
-	case X86_INS_IRETQ:
-	case X86_INS_WRMSR:
-	case X86_INS_INVD:
-	case X86_INS_WBINVD:
-	case X86_INS_INVLPG:
-	case X86_INS_LGDT:
-	case X86_INS_LIDT:
-	case X86_INS_LLDT:
-	case X86_INS_LTR:
-		return true;
-	case X86_INS_MOV:
-		/* MOV to a control or debug register (AT&T: dest is last). */
-		if (!x->op_count)
-			return false;
-		dst = &x->operands[x->op_count - 1];
-		return dst->type == X86_OP_REG &&
-		       ((dst->reg >= X86_REG_CR0 && dst->reg <= X86_REG_CR15) ||
-			(dst->reg >= X86_REG_DR0 && dst->reg <= X86_REG_DR15));
-	}
-	return false;
 }
 
 static bool name_starts(const struct code_src *c, uint64_t addr, const char *p)
@@ -126,8 +97,6 @@ static void classify_mem(const cs_insn *ci, struct kc_dinsn *d)
 		    always_writes(ci->id))
 			d->flags |= op->mem.base == X86_REG_RSP ? DI_STACK_STORE
 								: DI_STORE;
-		if (ci->id == X86_INS_XCHG)
-			d->flags |= DI_LOCKED;
 	}
 	/* capstone 4 marks the string stores' destination as read only. */
 	switch (ci->id) {
@@ -172,25 +141,43 @@ static void classify_branch(const struct code_src *c, const cs_insn *ci,
 		d->flags |= DI_COND;
 }
 
-static void classify(const struct code_src *c, const cs_insn *ci,
-		     struct kc_dinsn *d)
+/*
+ * What drains the store buffer (MFENCE, LOCK, XCHG with memory, the
+ * serializing instructions) and what is LOCK'd is the call of the shared
+ * decoder, lib/x86_decode.c, which the module links (its locked= and
+ * locked-racer filter): one classification. It decodes from the
+ * instruction's start with every byte that follows (capstone 4 reads
+ * ud1, the static call trampolines' signature, without its ModRM byte:
+ * the sweep stays capstone's). False when it cannot decode the
+ * instruction at all: the function is then not analysed, not guessed at.
+ */
+static bool classify_sync(const uint8_t *code, size_t avail, struct kc_dinsn *d)
 {
-	const cs_x86 *x = &ci->detail->x86;
+	struct kc_insn k;
 
+	if (kc_decode(code, avail, &k))
+		return false;
+	if (k.flags & KC_INSN_ATOMIC)
+		d->flags |= DI_LOCKED;
+	if (k.flags & KC_INSN_BARRIER)
+		d->flags |= DI_BARRIER;
+	return true;
+}
+
+/* @code: the instruction's bytes and the @avail that follow, for kc_decode. */
+static bool classify(const struct code_src *c, const cs_insn *ci,
+		     const uint8_t *code, size_t avail, struct kc_dinsn *d)
+{
 	d->addr = ci->address;
 	d->len = ci->size;
 	snprintf(d->text, sizeof(d->text), "%.31s%s%.60s", ci->mnemonic,
 		 ci->op_str[0] ? " " : "", ci->op_str);
 	classify_mem(ci, d);
-	if (x->prefix[0] == X86_PREFIX_LOCK)
-		d->flags |= DI_LOCKED;
-	if (d->flags & DI_LOCKED) {
-		/* A LOCK'd store drains the buffer: a barrier, not a witness. */
-		d->flags |= DI_BARRIER;
+	if (!classify_sync(code, avail, d))
+		return false;
+	/* A LOCK'd store drains the buffer: a barrier, not a witness. */
+	if (d->flags & DI_LOCKED)
 		d->flags &= ~(DI_STORE | DI_STACK_STORE);
-	}
-	if (is_serializing(ci->id, x))
-		d->flags |= DI_BARRIER;
 	if (cs_insn_group(cs, ci, X86_GRP_JUMP) || ci->id == X86_INS_CALL)
 		classify_branch(c, ci, d);
 	if (cs_insn_group(cs, ci, X86_GRP_RET) || ci->id == X86_INS_IRETQ ||
@@ -198,6 +185,7 @@ static void classify(const struct code_src *c, const cs_insn *ci,
 		d->flags |= DI_RET | DI_STOP;
 	if (ci->id == X86_INS_UD2 || ci->id == X86_INS_INT3)
 		d->flags |= DI_STOP;
+	return true;
 }
 
 int cfg_decode_one(const struct code_src *c, const uint8_t *code, size_t len,
@@ -209,8 +197,8 @@ int cfg_decode_one(const struct code_src *c, const uint8_t *code, size_t len,
 	memset(out, 0, sizeof(*out));
 	if (!cs_init() || cs_disasm(cs, code, len, addr, 1, &ci) != 1)
 		return -1;
-	classify(c, ci, out);
-	ret = 0;
+	if (classify(c, ci, code, len, out))
+		ret = 0;
 	cs_free(ci, 1);
 	return ret;
 }
@@ -317,7 +305,13 @@ static void disassemble(const struct code_src *c, struct kc_func *f,
 			cap *= 2;
 		}
 		memset(&f->insn[f->n], 0, sizeof(f->insn[0]));
-		classify(c, ci, &f->insn[f->n++]);
+		if (!classify(c, ci, p - ci->size, left + ci->size,
+			      &f->insn[f->n])) {
+			f->decode_failed = true;
+			f->fail_addr = ci->address;
+			break;
+		}
+		f->n++;
 	}
 	if (ci)
 		cs_free(ci, 1);

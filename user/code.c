@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "code.h"
+#include "kallsyms.h"
 #include "modules.h"
 
 static int add_sym(struct code_src *c, const char *name, const char *mod,
@@ -193,38 +194,23 @@ int code_open_elf(struct code_src *c, const char *path, char *err, size_t len)
 	return index_syms(c);
 }
 
+/* Text symbols are the functions; a module's others place its .ko's data. */
+static int add_ksym(const struct kc_ksym *s, void *data)
+{
+	struct code_src *c = data;
+
+	if (s->type == 't' || s->type == 'T')
+		return add_sym(c, s->name, s->mod, s->addr, 0);
+	return s->mod ? modset_live_data(c, s->name, s->mod, s->addr) : 0;
+}
+
 /* /proc/kallsyms has no sizes: a function ends where the next one starts. */
 static int load_kallsyms(struct code_src *c)
 {
-	char *line = NULL, *name, *mod, type;
-	unsigned long long addr;
-	size_t i, cap = 0;
-	FILE *f;
-	int ret = 0;
+	size_t i;
+	int ret;
 
-	f = fopen("/proc/kallsyms", "r");
-	if (!f)
-		return -errno;
-	/* Names of any length: %m allocates (a cut name would not resolve). */
-	while (!ret && getline(&line, &cap, f) > 0) {
-		name = mod = NULL;
-		if (sscanf(line, "%llx %c %ms [%m[^]]]", &addr, &type, &name,
-			   &mod) < 3) {
-			free(name);
-			continue;
-		}
-		if (type != 't' && type != 'T') {
-			/* Where a module's data sections are, for its .ko. */
-			if (mod)
-				ret = modset_live_data(c, name, mod, addr);
-		} else {
-			ret = add_sym(c, name, mod, addr, 0);
-		}
-		free(name);
-		free(mod);
-	}
-	free(line);
-	fclose(f);
+	ret = kc_kallsyms_each(KC_KALLSYMS, add_ksym, c);
 	if (ret)
 		return ret;
 	qsort(c->syms, c->nsyms, sizeof(*c->syms), cmp_addr);
@@ -246,7 +232,7 @@ int code_open_live(struct code_src *c, char *err, size_t len)
 	c->path = strdup("/proc/kcore");
 	ret = load_kallsyms(c);
 	if (ret) {
-		snprintf(err, len, "/proc/kallsyms: %s", strerror(-ret));
+		snprintf(err, len, KC_KALLSYMS ": %s", strerror(-ret));
 		return ret;
 	}
 	c->fd = open("/proc/kcore", O_RDONLY);
@@ -368,7 +354,7 @@ long code_read(const struct code_src *c, uint64_t addr, void *buf, size_t len)
 		return n;
 
 	for (i = 0; i < c->nsegs; i++) {
-		const struct kc_seg *s = &c->segs[i];
+		const struct code_seg *s = &c->segs[i];
 		ssize_t n;
 
 		if (addr < s->addr || addr >= s->addr + s->len)

@@ -17,7 +17,7 @@ struct kc_sym {
 	uint64_t addr, size;
 };
 
-struct kc_seg {
+struct code_seg {
 	uint64_t addr, len;
 	uint64_t off;		/* file offset of addr */
 };
@@ -47,7 +47,7 @@ struct code_src {
 	struct kc_sym *syms;	/* sorted by address */
 	size_t nsyms, cap;
 	struct kc_sym **by_name;	/* sorted by name */
-	struct kc_seg *segs;
+	struct code_seg *segs;
 	size_t nsegs;
 	char *strings;		/* one block for every name read */
 	void *elf;		/* Elf * of path, kept for libdw */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * JSON writer. Keys are passed as NULL inside arrays. Strings are escaped
+ * JSON writer. Keys are passed as NULL inside arrays. Strings are checked
  * byte by byte: report text comes from the kernel log and may hold
  * anything, and a consumer must never see invalid JSON because of it.
  */
@@ -29,22 +29,72 @@ void json_init(struct json *j, FILE *out)
 	j->need_comma[0] = false;
 }
 
-void json_escape(FILE *out, const char *s)
+/*
+ * Length of the well-formed UTF-8 sequence at @s (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF), else 0 and in @bad how
+ * many bytes one U+FFFD replaces: the lead byte and the continuation
+ * bytes that were still possible (Unicode's "maximal subpart").
+ */
+static size_t utf8_len(const unsigned char *s, size_t *bad)
 {
-	fputc('"', out);
-	for (; s && *s; s++) {
-		unsigned char c = *s;
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n, i;
 
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c == '\n')
+	if (*s >= 0xc2 && *s <= 0xdf)
+		n = 2;
+	else if (*s >= 0xe0 && *s <= 0xef)
+		n = 3;
+	else if (*s >= 0xf0 && *s <= 0xf4)
+		n = 4;
+	else
+		n = 0;
+	if (*s == 0xe0)
+		lo = 0xa0;		/* overlong */
+	else if (*s == 0xed)
+		hi = 0x9f;		/* surrogates */
+	else if (*s == 0xf0)
+		lo = 0x90;		/* overlong */
+	else if (*s == 0xf4)
+		hi = 0x8f;		/* above U+10FFFF */
+	for (i = 1; i < n; i++) {
+		if (s[i] < lo || s[i] > hi)
+			break;
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	if (n && i == n)
+		return n;
+	*bad = n ? i : 1;
+	return 0;
+}
+
+/*
+ * Text is written as UTF-8, escaped only where JSON requires (quote,
+ * backslash, control characters). Kernel log text may hold any byte: an
+ * ill-formed sequence becomes U+FFFD, so the output is always valid
+ * JSON, and valid UTF-8, whatever came in.
+ */
+void json_escape(FILE *out, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n, bad;
+
+	fputc('"', out);
+	while (s && *s) {
+		n = *s < 0x80 ? 1 : utf8_len(s, &bad);
+		if (*s == '"' || *s == '\\')
+			fprintf(out, "\\%c", *s);
+		else if (*s == '\n')
 			fputs("\\n", out);
-		else if (c == '\t')
+		else if (*s == '\t')
 			fputs("\\t", out);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(out, "\\u%04x", c);
+		else if (*s < 0x20)
+			fprintf(out, "\\u%04x", *s);
+		else if (n)
+			fwrite(s, 1, n, out);
 		else
-			fputc(c, out);
+			fputs("\\ufffd", out);
+		s += n ? n : bad;
 	}
 	fputc('"', out);
 }

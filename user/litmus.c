@@ -15,11 +15,16 @@
  * XCHG [x],REG (or XCHG REG,[x]); LOCK ADD [x],$v.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "litmus.h"
+#include "readfile.h"
+
+/* A litmus test is a few lines: a bigger input is something else. */
+#define LIT_MAX_FILE (1 << 20)
 
 static int fail(char *err, size_t len, const char *fmt, ...)
 {
@@ -353,11 +358,16 @@ int lit_parse(const char *text, struct litmus *t, char *err, size_t len)
 
 int lit_parse_file(FILE *f, struct litmus *t, char *err, size_t len)
 {
-	char buf[8192];
-	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	char *buf = kc_read_stream(f, LIT_MAX_FILE, NULL);
+	int ret;
 
-	buf[n] = '\0';
-	return lit_parse(buf, t, err, len);
+	memset(t, 0, sizeof(*t));
+	if (!buf)
+		return fail(err, len, "%s%s", strerror(errno),
+			    errno == EFBIG ? " (over 1 MiB: not a litmus test)" : "");
+	ret = lit_parse(buf, t, err, len);
+	free(buf);
+	return ret;
 }
 
 static void insn_text(const struct litmus *t, const struct lit_insn *in,

@@ -19,8 +19,10 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "kallsyms.h"
 #include "main.h"
 #include "marking.h"
+#include "readfile.h"
 
 #define KC_MARKS_FILE "/sys/kernel/kcollider/marks"
 #define KC_TARGETS_FILE "/sys/kernel/kcollider/targets"
@@ -78,7 +80,11 @@ static void mark_usage(FILE *out)
 		KC_EXIT_HELP, prog_name);
 }
 
-/* The live address of @section of @module, from sysfs (root). */
+/*
+ * The live address of @section of @module, from sysfs (root). One read()
+ * at offset 0, not kc_read_file(): the kernel answers only that one
+ * (module_sect_read() fails any other offset with EINVAL).
+ */
 static int section_base(const char *module, const char *section,
 			uint64_t *base)
 {
@@ -340,16 +346,14 @@ static bool glob_wants(const char *func, void *data)
 /* The running kernel's GNU build ID, from its notes; its length or -errno. */
 static int running_build_id(unsigned char *id, size_t size)
 {
-	unsigned char notes[4096];
-	size_t pos = 0;
-	ssize_t n;
-	int fd = open(KC_KERNEL_NOTES, O_RDONLY);
+	size_t pos = 0, n;
+	unsigned char *notes = (unsigned char *)kc_read_file(KC_KERNEL_NOTES,
+							     1 << 20, &n);
+	int ret = -ENODATA;
 
-	if (fd < 0)
+	if (!notes)
 		return -errno;
-	n = read(fd, notes, sizeof(notes));
-	close(fd);
-	while (n > 0 && pos + 12 <= (size_t)n) {
+	while (pos + 12 <= n) {
 		uint32_t namesz, descsz, type;
 		size_t name_at = pos + 12, desc_at;
 
@@ -357,38 +361,18 @@ static int running_build_id(unsigned char *id, size_t size)
 		memcpy(&descsz, notes + pos + 4, 4);
 		memcpy(&type, notes + pos + 8, 4);
 		desc_at = name_at + ((namesz + 3) & ~3u);
-		if (desc_at + descsz > (size_t)n)
+		if (desc_at + descsz > n)
 			break;
 		if (type == 3 && namesz == 4 && !memcmp(notes + name_at, "GNU", 4) &&
 		    descsz <= size) {
 			memcpy(id, notes + desc_at, descsz);
-			return descsz;
+			ret = descsz;
+			break;
 		}
 		pos = desc_at + ((descsz + 3) & ~3u);
 	}
-	return -ENODATA;
-}
-
-/* The live address of @name from /proc/kallsyms (root). */
-static int kallsyms_addr(const char *name, uint64_t *addr)
-{
-	char line[512], sym[256], type;
-	unsigned long long a;
-	FILE *f;
-
-	*addr = 0;
-	f = fopen("/proc/kallsyms", "r");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 &&
-		    !strcmp(sym, name)) {
-			*addr = a;
-			break;
-		}
-	}
-	fclose(f);
-	return *addr ? 0 : -EPERM;	/* absent, or zeros: not root */
+	free(notes);
+	return ret;
 }
 
 /*
@@ -403,6 +387,7 @@ static int vmlinux_matches(struct kc_marking *m, struct mark_ctx *c)
 	uint64_t link, addr;
 	int n = running_build_id(live, sizeof(live));
 	int len = kc_marking_vmlinux_build_id(m, &id);
+	int ret;
 
 	if (len <= 0) {
 		kc_error("mark: -V image: no build ID in it");
@@ -416,9 +401,14 @@ static int vmlinux_matches(struct kc_marking *m, struct mark_ctx *c)
 		kc_error("mark: -V image is not the running kernel's (build IDs differ)");
 		return -1;
 	}
-	if (kc_marking_vmlinux_symbol(m, "_stext", &link) ||
-	    kallsyms_addr("_stext", &addr)) {
-		kc_error("mark: cannot read _stext's address (/proc/kallsyms, as root)");
+	if (kc_marking_vmlinux_symbol(m, "_stext", &link)) {
+		kc_error("mark: -V image: no _stext symbol in it");
+		return -1;
+	}
+	ret = kc_kallsyms_lookup(KC_KALLSYMS, "_stext", &addr);
+	if (ret) {
+		kc_error("mark: cannot read _stext's address: " KC_KALLSYMS ": %s%s",
+			 strerror(-ret), ret == -EPERM ? " (addresses hidden: run as root)" : "");
 		return -1;
 	}
 	c->kaslr = addr - link;

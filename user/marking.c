@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "marking.h"
+#include "readfile.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define KC_MARK_MAX_DEPTH 6	/* directories below an -M root */
@@ -492,25 +493,10 @@ static bool split_lines(struct src_file *s)
 	return true;
 }
 
+/* A source file; bigger than any real one means it is not one. */
 static char *read_text(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0;
-	struct stat st;
-
-	if (!f)
-		return NULL;
-	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) &&
-	    st.st_size < (64 << 20)) {
-		buf = malloc(st.st_size + 1);
-		if (buf) {
-			len = fread(buf, 1, st.st_size, f);
-			buf[len] = '\0';
-		}
-	}
-	fclose(f);
-	return buf;
+	return kc_read_file(path, 64 << 20, NULL);
 }
 
 /* @path, else its tail under a -S root (DWARF names the build machine's). */

@@ -20,7 +20,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
@@ -28,11 +27,11 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "modules.h"
+#include "readfile.h"
 
 struct kc_modset {
 	struct kc_module **mods;
@@ -184,25 +183,6 @@ static void ko_close(struct ko *k)
 	memset(k, 0, sizeof(*k));
 }
 
-static char *read_file(const char *path, size_t *size)
-{
-	struct stat st;
-	char *buf = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return NULL;
-	if (!fstat(fd, &st) && st.st_size > 0)
-		buf = malloc(st.st_size);
-	if (buf && read(fd, buf, st.st_size) != st.st_size) {
-		free(buf);
-		buf = NULL;
-	}
-	close(fd);
-	*size = buf ? st.st_size : 0;
-	return buf;
-}
-
 /* "name=" of .modinfo, else the file name: what kallsyms calls it. */
 static char *ko_name(struct ko *k, const char *path)
 {
@@ -243,9 +223,9 @@ static int ko_open(struct ko *k, const char *path)
 	size_t size, i;
 
 	memset(k, 0, sizeof(*k));
-	k->buf = read_file(path, &size);
+	k->buf = kc_read_file(path, KC_READ_ANY, &size);
 	if (!k->buf)
-		return -errno ? -errno : -EIO;
+		return -errno;
 	k->elf = elf_memory(k->buf, size);
 	if (!k->elf || !gelf_getehdr(k->elf, &eh) || eh.e_type != ET_REL ||
 	    eh.e_machine != EM_X86_64 || elf_getshdrnum(k->elf, &k->shnum))

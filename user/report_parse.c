@@ -239,13 +239,19 @@ static int deliver(struct kc_parser *p)
 	return ret;
 }
 
-/* "BUG: KCSAN: data-race in a / b" and friends; NULL if not a header. */
-static const char *header_tool(const char *s, char *tool, size_t len)
+/*
+ * "BUG: KCSAN: data-race in a / b" and friends; NULL if not a header.
+ * @benign: it is kcollider's header without "BUG:".
+ */
+static const char *header_tool(const char *s, char *tool, size_t len,
+			       bool *benign)
 {
 	const char *bug = strstr(s, "BUG: "), *colon;
 
 	/* report_style=kcsan prints benign races without "BUG:". */
-	if (!strncmp(s, KC_REPORT_TITLE_BENIGN, strlen(KC_REPORT_TITLE_BENIGN))) {
+	*benign = !strncmp(s, KC_REPORT_TITLE_BENIGN,
+			   strlen(KC_REPORT_TITLE_BENIGN));
+	if (*benign) {
 		snprintf(tool, len, "KCOLLIDER");
 		return s + strlen(KC_REPORT_TITLE_BENIGN);
 	}
@@ -269,7 +275,7 @@ static const char *header_tool(const char *s, char *tool, size_t len)
 }
 
 static void begin_report(struct kc_parser *p, const char *tool,
-			 const char *title)
+			 const char *title, bool benign)
 {
 	struct kc_report *r = calloc(1, sizeof(*r));
 
@@ -279,6 +285,7 @@ static void begin_report(struct kc_parser *p, const char *tool,
 	}
 	p->cur = r;
 	snprintf(r->tool, sizeof(r->tool), "%s", tool);
+	r->benign_title = benign;
 	r->first_line = r->last_line = p->lineno;
 	r->source = p->source ? p->source : "";
 	p->state = ST_BODY;
@@ -576,7 +583,7 @@ static void body_line(struct kc_parser *p, const char *s)
 	if (r->nacc < 2 && parse_access(s, a, &unknown)) {
 		if (unknown && r->nacc)
 			mark_bad(p, KC_REP_MALFORMED, "unknown origin in second block");
-		a->line = p->lineno;
+		a->line = a->end_line = p->lineno;
 		r->nacc++;
 		r->one_sided |= unknown;
 		p->state = ST_STACK;
@@ -625,19 +632,20 @@ int kc_parser_line(struct kc_parser *p, const char *raw)
 {
 	const char *s, *title;
 	char tool[16];
+	bool benign;
 
 	if (p->stop)
 		return p->stop;
 	p->lineno++;
 	s = strip_prefix(raw);
-	title = header_tool(s, tool, sizeof(tool));
+	title = header_tool(s, tool, sizeof(tool), &benign);
 	if (p->cur && (title || interrupts_report(s))) {
 		mark_bad(p, KC_REP_TRUNCATED, "report cut short by another message");
 		if (deliver(p))
 			return p->stop;
 	}
 	if (title) {
-		begin_report(p, tool, title);
+		begin_report(p, tool, title, benign);
 		return p->stop;
 	}
 	if (!p->cur)
@@ -654,11 +662,12 @@ int kc_parser_line(struct kc_parser *p, const char *raw)
 			tail_line(p, s);
 		break;
 	case ST_STACK:
-		if (is_blank(s))
+		if (is_blank(s)) {
 			p->state = ST_BODY;
-		else if (*s == ' ')
+		} else if (*s == ' ') {
+			p->cur->acc[p->cur->nacc - 1].end_line = p->lineno;
 			add_frame(p, s);
-		else {
+		} else {
 			p->state = ST_BODY;
 			body_line(p, s);
 			if (p->state == ST_TAIL)

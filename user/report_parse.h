@@ -53,6 +53,7 @@ struct kc_access {
 	bool interrupt;
 	int pid, cpu;
 	int line;		/* line number of the access line */
+	int end_line;		/* the block's last: its stack's, or @line */
 	int nframes;
 	struct kc_frame frames[KC_MAX_FRAMES];
 	/*
@@ -92,6 +93,11 @@ struct kc_report {
 	int first_line, last_line;
 	const char *source;		/* the parser's: file name, "-" ... */
 	char tool[16];			/* "KCSAN", "KCOLLIDER" */
+	/*
+	 * The header is KC_REPORT_TITLE_BENIGN, without "BUG:": a benign
+	 * race printed in full under report_style=kcsan.
+	 */
+	bool benign_title;
 	char title[2 * KC_VAL_LEN];	/* header after "data-race in " */
 	bool one_sided;
 	bool racer_unknown;

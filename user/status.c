@@ -16,6 +16,7 @@
 #include <kcollider/version.h>
 #include "json.h"
 #include "main.h"
+#include "readfile.h"
 
 /* Attributes that are lists of "NAME VALUE" lines, even when empty. */
 static const char * const table_attrs[] = {
@@ -57,45 +58,28 @@ static const char *attr_dir(const char *sysfs, const char *name)
 	return d && *d ? d : KCOLLIDER_DEBUGFS_DIR;
 }
 
+/* An attribute is a page; "targets" may list many sites: generous. */
+#define KC_ATTR_MAX (1 << 20)
+
 /* The whole attribute, trailing newlines dropped; NULL and errno on error. */
 static char *read_attr(const char *dir, const char *name)
 {
-	char *path, *buf = NULL;
-	size_t cap = 0, n = 0;
-	bool failed;
-	FILE *f;
-	int c;
+	char *path, *buf;
+	size_t n;
+	int err;
 
 	if (asprintf(&path, "%s/%s", dir, name) < 0)
 		return NULL;
-	f = fopen(path, "r");
+	buf = kc_read_file(path, KC_ATTR_MAX, &n);
+	err = errno;
 	free(path);
-	if (!f)
-		return NULL;
-	while ((c = fgetc(f)) != EOF) {
-		if (n + 2 > cap) {
-			char *nb = realloc(buf, cap = cap ? 2 * cap : 256);
-
-			if (!nb)
-				break;
-			buf = nb;
-		}
-		buf[n++] = c;
-	}
-	failed = ferror(f);
-	fclose(f);
-	if (failed) {
-		free(buf);
-		errno = errno ? errno : EIO;
+	if (!buf) {
+		errno = err;
 		return NULL;
 	}
-	if (!buf)
-		buf = calloc(1, 1);
-	if (buf) {
-		while (n && buf[n - 1] == '\n')
-			n--;
-		buf[n] = '\0';
-	}
+	while (n && buf[n - 1] == '\n')
+		n--;
+	buf[n] = '\0';
 	return buf;
 }
 

@@ -11,7 +11,8 @@ FUZZ_SRC := $(TOP)/selftests/fuzz
 FUZZ_BUILD := $(BUILD)/fuzz
 FUZZ_TARGETS := $(patsubst fuzz/%_fuzz.c,%,$(wildcard fuzz/*_fuzz.c))
 FUZZ_BINS := $(patsubst %,$(FUZZ_BUILD)/%_fuzz,$(FUZZ_TARGETS))
-FUZZ_USER_SRCS := $(filter-out $(TOP)/user/main.c,$(wildcard $(TOP)/user/*.c))
+FUZZ_USER_SRCS := $(filter-out $(TOP)/user/main.c,$(wildcard $(TOP)/user/*.c)) \
+	$(TOP)/lib/x86_decode.c
 FUZZ_COMMON_SRCS := $(FUZZ_SRC)/cli_main.c $(FUZZ_SRC)/fuzz_cli.c
 FUZZ_PKGS := capstone libelf libdw libbpf
 FUZZ_CPPFLAGS := -D_GNU_SOURCE -I$(TOP)/include -I$(TOP)/user -I$(FUZZ_SRC) \

@@ -225,6 +225,19 @@ TEST(fixture_path_longer_than_200)
 	free(dir);
 }
 
+/* A report on function @a (whose frame names it) racing with "b". */
+static void write_named_report(FILE *f, const char *a)
+{
+	fprintf(f, "==================================================================\n"
+		"BUG: KCSAN: data-race in %s / b\n\n"
+		"read to 0xffff888003a1c000 of 4 bytes by task 10 on cpu 0:\n"
+		" %s+0x10/0x40 [a_module]\n\n"
+		"write to 0xffff888003a1c000 of 4 bytes by task 11 on cpu 1:\n"
+		" b+0x4/0x40\n\n"
+		"==================================================================\n",
+		a, a);
+}
+
 /* A report whose racing functions have names of @len characters. */
 static void write_long_name_report(FILE *f, size_t len)
 {
@@ -233,14 +246,7 @@ static void write_long_name_report(FILE *f, size_t len)
 	memset(name, 'r', len);
 	name[len] = '\0';
 	memcpy(name, "_R", 2);	/* Rust symbols are the long ones */
-	fprintf(f, "==================================================================\n"
-		"BUG: KCSAN: data-race in %s / b\n\n"
-		"read to 0xffff888003a1c000 of 4 bytes by task 10 on cpu 0:\n"
-		" %s+0x10/0x40 [a_module]\n\n"
-		"write to 0xffff888003a1c000 of 4 bytes by task 11 on cpu 1:\n"
-		" b+0x4/0x40\n\n"
-		"==================================================================\n",
-		name, name);
+	write_named_report(f, name);
 	free(name);
 }
 
@@ -282,6 +288,37 @@ TEST(symbol_names_never_cut)
 	rmdir(dir);
 	free(name);
 	free(dir);
+}
+
+/*
+ * Names are whatever bytes the log holds: UTF-8 comes out as it went in
+ * (once \u00c3\u00a9 for an é), an ill-formed byte as U+FFFD, never as
+ * invalid JSON.
+ */
+TEST(json_utf8_round_trip)
+{
+	/* "fée_€_🐛" (a literal splits where a hex escape must end) */
+#define UTF8_NAME "f\xc3\xa9" "e_\xe2\x82\xac_\xf0\x9f\x90\x9b"
+	char path[] = "/tmp/kc_utf8_XXXXXX", *p;
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	ASSERT_NE(NULL, f);
+	write_named_report(f, UTF8_NAME);
+	write_named_report(f, "bad\xff" "byte");
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), KC " --json report %s", path);
+	ASSERT_EQ(0, run(cmd, out, sizeof(out)));
+	unlink(path);
+	ASSERT_EQ(2, count_lines(out)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"title\":\"" UTF8_NAME " / b\"")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"stack\":[\"" UTF8_NAME "+0x10/0x40 [a_module]\"]"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"title\":\"bad\\ufffdbyte / b\"")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, "\\u00")) TH_LOG("%s", out);
+	for (p = out; *p; p++)
+		ASSERT_NE(0xff, (unsigned char)*p);
+#undef UTF8_NAME
 }
 
 TEST(help_everywhere)

@@ -462,6 +462,15 @@ TEST(barriers_and_serializing)
 	ASSERT_TRUE(HAS(&k, KC_INSN_SERIALIZING | KC_INSN_MEM));
 	DECODE(&k, 0x0f, 0x01, 0x18);		/* lidt (%rax) */
 	ASSERT_TRUE(HAS(&k, KC_INSN_SERIALIZING));
+	/* group 7's register forms are not lgdt/lidt/invlpg */
+	DECODE(&k, 0x0f, 0x01, 0xf9);		/* rdtscp */
+	ASSERT_TRUE(HASNT(&k, KC_INSN_SERIALIZING | KC_INSN_BARRIER));
+	DECODE(&k, 0x0f, 0x01, 0xf8);		/* swapgs */
+	ASSERT_TRUE(HASNT(&k, KC_INSN_SERIALIZING | KC_INSN_BARRIER));
+	DECODE(&k, 0x0f, 0x01, 0xd0);		/* xgetbv */
+	ASSERT_TRUE(HASNT(&k, KC_INSN_SERIALIZING | KC_INSN_BARRIER));
+	DECODE(&k, 0x0f, 0x01, 0xca);		/* clac */
+	ASSERT_TRUE(HASNT(&k, KC_INSN_SERIALIZING | KC_INSN_BARRIER));
 	DECODE(&k, 0x0f, 0x00, 0xd0);		/* lldt %ax */
 	ASSERT_TRUE(HAS(&k, KC_INSN_SERIALIZING));
 	DECODE(&k, 0x0f, 0x00, 0xd8);		/* ltr %ax */

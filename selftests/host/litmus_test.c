@@ -170,4 +170,41 @@ TEST(parse_errors)
 	}
 }
 
+/* A file is read whole (an 8 KiB buffer once cut it), and has a limit. */
+TEST(file_read_whole_or_refused)
+{
+	static const char head[] = "X86 SB\n{ x=0; y=0; }\n"
+		" P0          | P1          ;\n"
+		" MOV [x],$1  | MOV [y],$1  ;\n"
+		" MOV EAX,[y] | MOV EAX,[x] ;\n";
+	static const char tail[] = "exists (0:EAX=0 /\\ 1:EAX=0)\n";
+	size_t pad = 20000, big = (1 << 20) + 1, len;
+	struct lit_result r;
+	struct litmus t;
+	char err[160], *text = malloc(big + sizeof(head) + sizeof(tail));
+	FILE *f;
+
+	ASSERT_NE(NULL, text);
+	/* blank lines are skipped: the exists clause is 20000 bytes down */
+	strcpy(text, head);
+	memset(text + strlen(head), '\n', pad);
+	strcpy(text + strlen(head) + pad, tail);
+	len = strlen(text);
+	f = fmemopen(text, len, "r");
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(0, lit_parse_file(f, &t, err, sizeof(err))) TH_LOG("%s", err);
+	fclose(f);
+	ASSERT_EQ(0, lit_check(&t, LIT_TSO, &r));
+	EXPECT_TRUE(r.reachable);
+	/* over the limit: said so, not parsed from its first part */
+	memset(text + strlen(head), '\n', big);
+	strcpy(text + strlen(head) + big, tail);
+	f = fmemopen(text, strlen(text), "r");
+	ASSERT_NE(NULL, f);
+	EXPECT_EQ(-1, lit_parse_file(f, &t, err, sizeof(err)));
+	fclose(f);
+	EXPECT_NE(NULL, strstr(err, "not a litmus test")) TH_LOG("%s", err);
+	free(text);
+}
+
 TEST_HARNESS_MAIN

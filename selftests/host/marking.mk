@@ -4,10 +4,10 @@ MARK_FX_SRC := $(TOP)/selftests/fixtures/marking
 MARK_FX_DIR := $(BUILD)/host/fixtures/marking
 CFLAGS_marking_test := -DKC_TOP=\"$(TOP)\" -DKC_MARK_FX_DIR=\"$(MARK_FX_DIR)\" \
 	-DKC_MARK_FX_SRC=\"$(MARK_FX_SRC)\" -I$(TOP)/user
-OBJS_marking_test := $(TOP)/user/marking.c
+OBJS_marking_test := $(TOP)/user/marking.c $(TOP)/user/readfile.c
 LDLIBS_marking_test := $(shell pkg-config --libs libdw libelf)
 $(BUILD)/host/marking_test: $(MARK_FX_DIR)/fxmark.ko $(MARK_FX_DIR)/fxvmlinux \
-	$(TOP)/user/marking.c \
+	$(TOP)/user/marking.c $(TOP)/user/readfile.c \
 	$(TOP)/user/marking.h
 
 # No CET prologue, no unwind tables: each access is its function's first

@@ -136,6 +136,57 @@ TEST(kcollider_report_fields_and_precedence)
 					     "window_us"));
 	EXPECT_STREQ("global", kc_report_tool_line(r, "object")->words);
 	EXPECT_STREQ("harmful", kc_report_tool_line(r, "class")->words);
+	/* each block's lines: the access line, then its stack */
+	EXPECT_EQ(4, racer->line);
+	EXPECT_EQ(8, racer->end_line);
+	EXPECT_EQ(10, sampled->line);
+	EXPECT_EQ(14, sampled->end_line);
+	EXPECT_FALSE(r->benign_title);
+}
+
+/*
+ * Which header a report had: report_style=kcsan prints a benign race in
+ * full under a header without "BUG:". A block's context markers are
+ * its lines too; a block without a stack is its access line.
+ */
+TEST(benign_header_and_block_lines)
+{
+	static const char log[] =
+		"==================================================================\n"
+		"KCOLLIDER: benign data-race in a / b\n"
+		"\n"
+		"read to 0x10 of 4 bytes by interrupt on cpu 0:\n"
+		" <IRQ>\n"
+		" a+0x1/0x10\n"
+		" </IRQ>\n"
+		"\n"
+		"write to 0x10 of 4 bytes by task 2 on cpu 1:\n"
+		"\n"
+		"kcollider: class: benign filter=other-bits\n"
+		"==================================================================\n"
+		"BUG: KCSAN: data-race in a / b\n"
+		"\n"
+		"read to 0x10 of 4 bytes by task 1 on cpu 0:\n"
+		" a+0x1/0x10\n"
+		"\n"
+		"write to 0x10 of 4 bytes by task 2 on cpu 1:\n"
+		" b+0x1/0x10\n"
+		"==================================================================\n";
+
+	ASSERT_EQ(0, parse_buf(log, strlen(log), &c));
+	ASSERT_EQ(2, c.n);
+	EXPECT_EQ(KC_REP_OK, c.r[0].status) TH_LOG("%s at %d", c.r[0].error,
+						  c.r[0].error_line);
+	EXPECT_STREQ("KCOLLIDER", c.r[0].tool);
+	EXPECT_TRUE(c.r[0].benign_title);
+	EXPECT_EQ(4, c.r[0].acc[0].line);
+	EXPECT_EQ(7, c.r[0].acc[0].end_line);
+	EXPECT_EQ(1, c.r[0].acc[0].nframes);
+	EXPECT_EQ(9, c.r[0].acc[1].line);
+	EXPECT_EQ(9, c.r[0].acc[1].end_line);
+	EXPECT_STREQ("KCSAN", c.r[1].tool);
+	EXPECT_FALSE(c.r[1].benign_title);
+	EXPECT_EQ(19, c.r[1].acc[1].end_line);
 }
 
 TEST(kcsan_reports_from_dmesg)

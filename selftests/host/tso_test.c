@@ -245,6 +245,14 @@ TEST_F(tso, classifies_barriers_and_stores)
 		{ "\x0f\xba\x27\x03", 4, DI_LOAD, DI_STORE },		/* btl $3,(%rdi) */
 		{ "\x0f\xb1\x0f", 3, DI_STORE, DI_BARRIER },		/* cmpxchg %ecx,(%rdi) */
 		{ "\x0f\xc1\x07", 3, DI_STORE, DI_BARRIER },		/* xadd %eax,(%rdi) */
+		/* the shared decoder's classification (lib/x86_decode.c) */
+		{ "\xf0\x0f\xb1\x0f", 4, DI_BARRIER | DI_LOCKED, DI_STORE }, /* lock cmpxchg */
+		{ "\xf0\x48\x0f\xc1\x07", 5, DI_BARRIER | DI_LOCKED, DI_STORE }, /* lock xadd */
+		{ "\x44\x0f\x22\xc0", 4, 0, DI_BARRIER },		/* mov %rax,%cr8: the TPR */
+		{ "\x66\x0f\x38\x82\x07", 5, DI_BARRIER, 0 },	/* invpcid (%rdi),%rax */
+		{ "\x0f\x01\x10", 3, DI_BARRIER, 0 },			/* lgdt (%rax) */
+		{ "\x0f\x01\xf8", 3, 0, DI_BARRIER },			/* swapgs */
+		{ "\x0f\x01\xf9", 3, 0, DI_BARRIER },			/* rdtscp: loads only */
 		{ "\xff\xd0", 2, DI_CALL | DI_INDIRECT, 0 },		/* call *%rax */
 		{ "\x0f\x0b", 2, DI_STOP, 0 },				/* ud2 */
 	};
@@ -260,6 +268,18 @@ TEST_F(tso, classifies_barriers_and_stores)
 			TH_LOG("case %zu: %s flags 0x%x", i, d.text, d.flags);
 		EXPECT_EQ(insns[i].len, d.len);
 	}
+	/*
+	 * A static call trampoline's "ud1 %esp,%ecx": capstone 4 reads two
+	 * bytes, the shared decoder (as the SDM) three; classified all the
+	 * same, the sweep stays capstone's.
+	 */
+	ASSERT_EQ(0, cfg_decode_one(&code, (const uint8_t *)"\x0f\xb9\xcc", 3,
+				    0x1000, &d));
+	EXPECT_EQ(0, d.flags & (DI_BARRIER | DI_LOCKED));
+	EXPECT_EQ(2, d.len);
+	/* femms (3DNow!): capstone's alone, not classified: not analysed */
+	EXPECT_EQ(-1, cfg_decode_one(&code, (const uint8_t *)"\x0f\x0e", 2,
+				     0x1000, &d));
 }
 
 TEST_F(tso, unresolvable_frames_are_unknown)

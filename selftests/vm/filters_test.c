@@ -48,16 +48,7 @@ static int start(const char *targets)
  */
 static bool only_one_sided_reports(const char *log)
 {
-	const char *bug = strstr(log, "BUG: KCOLLIDER"), *next;
-	const char *origin;
-
-	for (; bug; bug = next) {
-		next = strstr(bug + 1, "BUG: KCOLLIDER");
-		origin = strstr(bug, "race at unknown origin");
-		if (!origin || (next && origin > next))
-			return false;
-	}
-	return true;
+	return !count_two_sided_reports(log);
 }
 
 /*

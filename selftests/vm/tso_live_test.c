@@ -13,44 +13,9 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
-#include "vm_util.h"
+#include "vm_reports.h"
 
-#define PLANTED_RUN	"/sys/kernel/debug/kc_planted/run"
-#define REPORTS		"/sys/kernel/debug/kcollider/reports"
-#define LOG_SIZE	(1 << 20)
 #define OUT_SIZE	(1 << 16)
-
-static char log_buf[LOG_SIZE];
-
-static const char *read_reports(void)
-{
-	if (kc_read_file(REPORTS, log_buf, sizeof(log_buf)) < 0)
-		return "";
-	return log_buf;
-}
-
-/* The first whole report of @log whose title has @title; false if none. */
-static bool find_report(const char *log, const char *title, char *out,
-			size_t size)
-{
-	const char *rule = "\n==================================================================";
-	const char *p = strstr(log, title), *begin, *end;
-	size_t len;
-
-	if (!p)
-		return false;
-	for (begin = p; begin > log && strncmp(begin, rule, strlen(rule)); begin--)
-		;
-	end = strstr(p, rule);
-	if (!end)
-		return false;	/* still being written */
-	end += strlen(rule);
-	len = end - begin < (long)size - 2 ? (size_t)(end - begin) : size - 2;
-	memcpy(out, begin, len);
-	out[len] = '\n';
-	out[len + 1] = '\0';
-	return true;
-}
 
 /* Run @scenario in 2 s slices until each title has a report (or 90 s). */
 static bool run_until(const char *scenario, const char * const *titles,
@@ -64,8 +29,8 @@ static bool run_until(const char *scenario, const char * const *titles,
 		if (kc_write_file(PLANTED_RUN, cmd))
 			return false;
 		for (i = 0, missing = 0; titles[i]; i++)
-			missing += !find_report(read_reports(), titles[i],
-						reports[i], sizeof(reports[i]));
+			missing += !find_whole_report(read_reports(), titles[i],
+						      reports[i], sizeof(reports[i]));
 		if (!missing)
 			return true;
 	}
