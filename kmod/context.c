@@ -11,6 +11,31 @@
 
 #include "kcollider.h"
 
+/*
+ * The threads stalled in a window now, one per sample: their own accesses
+ * in task context are the detector's, not racers (the #DB handler asks),
+ * and a thread in a window is not sampled again (the int3 handler asks).
+ * Here rather than with the stall, so that the watch asks without calling
+ * back up into it.
+ */
+static struct task_struct *kc_sampled_tasks[KC_MAX_SLOTS];
+
+/* @task stalls in window @i now, or (NULL) no longer. */
+void kc_ctx_sampling(unsigned int i, struct task_struct *task)
+{
+	WRITE_ONCE(kc_sampled_tasks[i], task);
+}
+
+bool kc_task_is_sampled(struct task_struct *task)
+{
+	int i;
+
+	for (i = 0; i < KC_MAX_SLOTS; i++)
+		if (READ_ONCE(kc_sampled_tasks[i]) == task)
+			return true;
+	return false;
+}
+
 /* True when current serves softirqs; PREEMPT_RT counts them per task. */
 static bool kc_serving_softirq(unsigned long pc)
 {

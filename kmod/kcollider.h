@@ -3,7 +3,9 @@
  * Internal interfaces between the module's parts, one file per concern.
  * Calls go one way: targets -> sites; sampler -> pool, sites, stall;
  * stall -> pool (is a breakpoint still spent), watch, context, report.
- *   main.c       load/unload, enable/disable, the state lock
+ *   main.c       load/unload
+ *   state.c      the settings, the counters, the state lock (calls nothing)
+ *   control.c    sampling on and off
  *   targets.c    what to sample: the target specs, module load/unload
  *   sites.c      the site table: building, uniform picks, refusals
  *   denylist.c   what is never sampled: the detector's own dependencies
@@ -15,8 +17,11 @@
  *   watch.c      hardware watchpoint slots, cross-CPU arming, the #DB hook
  *   context.c    context classification and unwinding of both sides
  *   report.c     report records, dedup, printing, the debugfs record log
+ *   filters.c    benign-race classification, the suppress list
+ *   reuse.c      frees of watched objects (the memory-reuse filter's facts)
+ *   marks.c      code ranges the source marks
  *   debugfs.c    /sys/kernel/debug/kcollider/{control,reports,stats,...}
- *   sysfs.c      /sys/kernel/kcollider/ knobs and stats
+ *   sysfs.c      /sys/kernel/kcollider/: the settings, one a file
  *   params.c     module parameters: the same knobs, set at load time
  */
 #ifndef KMOD_KCOLLIDER_H
@@ -220,9 +225,6 @@ ssize_t kc_filters_strict_store(const char *buf, size_t count);
 ssize_t kc_benign_full_show(char *buf);
 ssize_t kc_benign_full_store(const char *buf, size_t count);
 int kc_filters_init(void);
-void kc_filters_exit(void);
-void kc_filters_start(void);
-void kc_filters_stop(void);
 int kc_filters_classify(struct kc_report *r);
 bool kc_marking_unknown(const struct kc_report *r);
 bool kc_filter_memory_reuse_on(void);
@@ -236,11 +238,18 @@ int kc_marks_write(const char *buf, size_t len);
 ssize_t kc_marks_show(char *buf, size_t size);
 int kc_marks_kind_at(unsigned long ip);
 
-/* main.c */
+/* state.c: read by every part, calls none */
 extern struct mutex kc_state_lock;
+bool kc_is_enabled(void);
+
+/* control.c: sampling on and off */
 int kc_set_enabled(bool on);
 void kc_sampling_failed(void);
-bool kc_is_enabled(void);
+
+/* reuse.c: frees of watched objects, hooked while sampling */
+void kc_reuse_start(void);
+void kc_reuse_stop(void);
+void kc_reuse_exit(void);
 
 /* sysfs.c */
 int kc_sysfs_init(void);
@@ -358,7 +367,6 @@ void kc_stall_expire_marks(void);
 void kc_stall_block(void);
 void kc_stall_unblock(void);
 bool kc_stall_any_open(void);
-bool kc_task_is_sampled(struct task_struct *task);
 void kc_stall_note_free(unsigned long ptr);
 bool kc_stall_held_full(void);
 void kc_stall_held_restart(unsigned long max_us);
@@ -390,6 +398,8 @@ bool kc_addr_is_kasan_shadow(unsigned long addr);
 /* context.c */
 void kc_context_init(void);
 u8 kc_ctx_of(unsigned long preempt);
+void kc_ctx_sampling(unsigned int i, struct task_struct *task);
+bool kc_task_is_sampled(struct task_struct *task);
 void kc_unwind_regs(struct pt_regs *regs, struct kc_side *a);
 struct pt_regs *kc_racer_regs(struct pt_regs *regs, struct pt_regs *fixed);
 

@@ -23,55 +23,6 @@ static unsigned int watch_slots = 2;
 module_param(watch_slots, uint, 0400);
 MODULE_PARM_DESC(watch_slots, "hardware watchpoints reserved on every CPU (1-4)");
 
-struct kc_settings kc_settings = {
-	.sample_rate = 10,
-	.overhead_permille = 15,
-	.max_probes = 64,
-	.stall_share_permille = 250,
-	.window_sleep_us = 2000,
-	.window_atomic_us = 100,
-	.arm_timeout_us = 2000,
-	.dedup_ms = 3000,
-};
-
-struct kc_stats kc_stats;
-
-/* Serializes every change of state: settings, targets, enable. */
-DEFINE_MUTEX(kc_state_lock);
-
-bool kc_is_enabled(void)
-{
-	return READ_ONCE(kc_settings.enabled);
-}
-
-/* kc_state_lock held: sampling could not start, or go on, after all. */
-void kc_sampling_failed(void)
-{
-	kc_filters_stop();
-	WRITE_ONCE(kc_settings.enabled, false);
-}
-
-int kc_set_enabled(bool on)
-{
-	int ret = 0;
-
-	mutex_lock(&kc_state_lock);
-	if (on != kc_settings.enabled) {
-		WRITE_ONCE(kc_settings.enabled, on);
-		if (on) {
-			kc_filters_start();
-			ret = kc_sampler_start();
-			if (ret)
-				kc_sampling_failed();
-		} else {
-			kc_sampler_stop();
-			kc_filters_stop();
-		}
-	}
-	mutex_unlock(&kc_state_lock);
-	return ret;
-}
-
 static int __init kcollider_init(void)
 {
 	int ret;
@@ -126,7 +77,7 @@ err_filters:
 	kc_stall_exit();
 	kc_marks_exit();
 err_filters_only:
-	kc_filters_exit();
+	kc_reuse_exit();
 err_report:
 	kc_report_exit();
 err_watch:
@@ -145,7 +96,7 @@ static void __exit kcollider_exit(void)
 	kc_sites_exit();
 	kc_report_exit();
 	kc_marks_exit();
-	kc_filters_exit();
+	kc_reuse_exit();
 	kc_watch_exit();
 	pr_info("unloaded\n");
 }

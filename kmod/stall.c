@@ -205,17 +205,6 @@ void kc_stall_expire_marks(void)
 	}
 }
 
-bool kc_task_is_sampled(struct task_struct *task)
-{
-	int i;
-
-	for (i = 0; i < KC_MAX_SLOTS; i++)
-		if (atomic_read(&kc_samples[i].busy) &&
-		    READ_ONCE(kc_samples[i].task) == task)
-			return true;
-	return false;
-}
-
 /* kfree()/kmem_cache_free() of a watched object, NMI-like context. */
 void kc_stall_note_free(unsigned long ptr)
 {
@@ -547,6 +536,7 @@ int kc_stall_try(unsigned long ip, const struct kc_insn *insn,
 	s->cpu = raw_smp_processor_id();
 	s->sp = regs->sp;
 	WRITE_ONCE(s->task, current);
+	kc_ctx_sampling(s - kc_samples, current);
 	atomic_inc(&kc_stalls_in_flight);
 	kc_redirect(ip, regs);
 	return KC_STALL_REDIRECTED;
@@ -1013,6 +1003,7 @@ __visible void kc_stall(struct pt_regs *regs)
 	kc_mark_settle(s->mark, s->ip);
 	kc_count_stall(start);
 	kc_watch_release(s->slot);
+	kc_ctx_sampling(s - kc_samples, NULL);
 	WRITE_ONCE(s->task, NULL);
 	atomic_set_release(&s->busy, 0);
 	atomic_dec(&kc_windows_open);
