@@ -108,6 +108,7 @@ static const char * const kc_skip_names[KC_NR_SKIPS] = {
 	[KC_SKIP_RCU] = "rcu_not_watching",
 	[KC_SKIP_DISABLED] = "disabled",
 	[KC_SKIP_HELD] = "held_share",
+	[KC_SKIP_PERCPU_DENIED] = "percpu_denied",
 };
 
 /*

@@ -71,6 +71,7 @@ enum kc_skip {
 	KC_SKIP_RCU,
 	KC_SKIP_DISABLED,
 	KC_SKIP_HELD,		/* the thread had its share of the stall */
+	KC_SKIP_PERCPU_DENIED,	/* per-CPU data the trap paths touch */
 	KC_NR_SKIPS,
 };
 
@@ -141,6 +142,7 @@ enum kc_obj_kind {
 	KC_OBJ_SLAB,
 	KC_OBJ_KFENCE,
 	KC_OBJ_VMALLOC,
+	KC_OBJ_PERCPU,
 };
 
 struct kc_report {
@@ -164,6 +166,7 @@ struct kc_report {
 	unsigned long obj_start;
 	unsigned int obj_offset;
 	unsigned int obj_size;
+	int obj_cpu;			/* KC_OBJ_PERCPU: whose copy */
 	bool obj_typesafe;		/* SLAB_TYPESAFE_BY_RCU: reuse is no free */
 	bool obj_freed;			/* freed (and maybe reused) in the window */
 	bool idempotent;		/* a write of the value already there */
@@ -392,7 +395,8 @@ u64 kc_watch_read_value(unsigned long addr, unsigned int size);
 bool kc_watch_complete(struct kc_slot *slot);
 unsigned int kc_watch_holding(struct kc_slot *slot);
 bool kc_addr_is_detector(unsigned long addr, unsigned int size);
-bool kc_addr_forbidden(unsigned long addr, unsigned int size);
+int kc_addr_refusal(unsigned long addr, unsigned int size);
+int kc_percpu_owner(unsigned long addr, unsigned long *offset);
 bool kc_addr_is_kasan_shadow(unsigned long addr);
 
 /* context.c */

@@ -654,6 +654,11 @@ void kc_report_describe_object(struct kc_report *r)
 		r->obj_kind = KC_OBJ_KFENCE;
 		return;
 	}
+	r->obj_cpu = kc_percpu_owner(r->addr, &r->obj_start);
+	if (r->obj_cpu >= 0) {
+		r->obj_kind = KC_OBJ_PERCPU;
+		return;
+	}
 	head = virt_to_head_page((void *)r->addr);
 	if (PageSlab(head))
 		kc_describe_slab(r, head);
@@ -680,6 +685,11 @@ static void kc_out_object(const struct kc_report *r)
 		break;
 	case KC_OBJ_VMALLOC:
 		kc_out("vmalloc\n");
+		break;
+	case KC_OBJ_PERCPU:
+		/* which CPU's copy: the other side's "on cpu" says who read it */
+		kc_out("percpu cpu=%d unit_offset=0x%lx\n", r->obj_cpu,
+		       r->obj_start);
 		break;
 	default:
 		kc_out("unknown\n");

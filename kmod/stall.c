@@ -318,17 +318,20 @@ static bool kc_watch_cover(unsigned long addr, unsigned int size,
 	return false;
 }
 
-static bool kc_addr_watchable(unsigned long addr, unsigned int size,
-			      unsigned long sp)
+/* -1 if the access can be watched, else why not (a kc_skip). */
+static int kc_addr_refused(unsigned long addr, unsigned int size,
+			   unsigned long sp)
 {
 	unsigned long base;
 	unsigned int len;
+	int why;
 
 	if (!kc_watch_cover(addr, size, &base, &len))
-		return false;
-	if (kc_addr_forbidden(base, len))
-		return false;
-	return !kc_addr_on_stack(base, sp);
+		return KC_SKIP_FORBIDDEN;
+	why = kc_addr_refusal(base, len);
+	if (why >= 0)
+		return why;
+	return kc_addr_on_stack(base, sp) ? KC_SKIP_FORBIDDEN : -1;
 }
 
 static void kc_redirect(unsigned long ip, struct pt_regs *regs)
@@ -505,7 +508,8 @@ int kc_stall_try(unsigned long ip, const struct kc_insn *insn,
 		never = true;
 		goto skipped;
 	}
-	if (!kc_addr_watchable(addr, size, regs->sp))
+	skip = kc_addr_refused(addr, size, regs->sp);
+	if (skip >= 0)
 		goto skipped;
 	kc_watch_cover(addr, size, &watch_addr, &watch_len);
 	skip = KC_SKIP_NO_SLOT;
@@ -559,7 +563,7 @@ skipped:
 	 * thread is no racer, and the window open meanwhile may be on the
 	 * very field it would have touched (two threads racing on a counter).
 	 */
-	if (skip == KC_SKIP_FORBIDDEN)
+	if (skip == KC_SKIP_FORBIDDEN || skip == KC_SKIP_PERCPU_DENIED)
 		kc_note_passed(ip, 0);
 	return never ? KC_STALL_NEVER : KC_STALL_SKIPPED;
 }

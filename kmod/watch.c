@@ -653,44 +653,96 @@ bool kc_addr_is_detector(unsigned long addr, unsigned int size)
 }
 
 /*
- * cpu_tlbstate, the GDT, the TSS and cpu_dr7 are static per-CPU data and
- * #DB touches them. The static area is [0, __per_cpu_end) of each CPU's
- * zero-based per-CPU space; if its end cannot be read, a wide radius
- * around cpu_dr7 (SZ_2M) stands in (and refuses heap objects that happen
- * to lie near a per-CPU area: races on them are missed, sometimes every
- * race of a workload).
+ * Per-CPU data. Each CPU's unit of the first chunk holds, in order, the
+ * kernel's static per-CPU variables, the reserved area of the modules'
+ * (this one's among them), then the first dynamic allocations. What the
+ * entry code, the int3, #DB, NMI and IPI paths, kprobes, irq_work, the
+ * tick and this module touch is static or reserved: cpu_tss_rw,
+ * cpu_tlbstate, cpu_dr7, the GDT, current_task, __preempt_count, the
+ * kprobe control block, the run queues, this module's counters. A watch
+ * there fires on its own CPU's trap paths, so the static and reserved
+ * areas are never watched: [0, kc_percpu_deny_end) of every unit. The
+ * dynamic area (alloc_percpu(): per-CPU counters, statistics, lists),
+ * which other CPUs read and races live in, is watched like any memory,
+ * except this module's own allocations (kc_addr_own_percpu()).
+ *
+ * If the layout cannot be read, the whole unit is refused; if the units
+ * cannot be found, a wide radius around cpu_dr7 (SZ_2M) stands in (and
+ * refuses heap objects that happen to lie near a per-CPU area).
  */
-static unsigned long kc_percpu_static_end;
+static unsigned long kc_percpu_deny_end;
+static unsigned long kc_percpu_unit;
 
-static bool kc_addr_near_percpu(unsigned long addr)
+static bool kc_addr_percpu_denied(unsigned long addr, unsigned int size)
 {
 	unsigned long lo, hi;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		if (kc_percpu_static_end) {
+		if (kc_percpu_deny_end) {
 			lo = per_cpu_offset(cpu);
-			hi = lo + kc_percpu_static_end;
+			hi = lo + kc_percpu_deny_end;
 		} else {
 			lo = (unsigned long)per_cpu_ptr(&cpu_dr7, cpu) - SZ_2M;
 			hi = lo + 2 * SZ_2M;
 		}
-		if (addr + 8 > lo && addr < hi)
+		if (addr + size > lo && addr < hi)
 			return true;
 	}
 	return false;
 }
 
 /*
- * Each CPU's unit of the first per-CPU chunk (static, module and first
- * dynamic per-CPU data), which sits in the direct map: the distance
- * between neighbouring CPUs' offsets. (__per_cpu_end is no help: kallsyms
- * lookups through kprobes refuse per-CPU symbols, and the fallback, a
- * radius around cpu_dr7, refuses heap objects that merely lie near it.)
+ * Whose copy of first-chunk per-CPU data @addr is: the CPU, and the offset
+ * in its unit; -1 if none (or the units are unknown). For reports.
+ */
+int kc_percpu_owner(unsigned long addr, unsigned long *offset)
+{
+	unsigned long lo;
+	int cpu;
+
+	if (!kc_percpu_unit)
+		return -1;
+	for_each_possible_cpu(cpu) {
+		lo = per_cpu_offset(cpu);
+		if (addr >= lo && addr < lo + kc_percpu_unit) {
+			*offset = addr - lo;
+			return cpu;
+		}
+	}
+	return -1;
+}
+
+/* The per-CPU pointers of our breakpoints, read by the arming IPI. */
+static bool kc_addr_own_percpu(unsigned long addr, unsigned int size)
+{
+	unsigned long p;
+	unsigned int i;
+	int cpu;
+
+	for (i = 0; i < kc_nr_slots; i++) {
+		if (!kc_slots[i].bp)
+			continue;
+		for_each_possible_cpu(cpu) {
+			p = (unsigned long)per_cpu_ptr(kc_slots[i].bp, cpu);
+			if (addr + size > p && addr < p + sizeof(void *))
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The unit is the distance between neighbouring CPUs' offsets.
+ * (__per_cpu_end is no help: kallsyms lookups through kprobes refuse
+ * per-CPU symbols.) A module's static per-CPU variable lies in the
+ * reserved area, which is PERCPU_MODULE_RESERVE long and starts where the
+ * kernel's static area ends: the end of what is refused is at most that
+ * far past our own variable.
  */
 static void kc_percpu_bounds_init(void)
 {
-	unsigned long unit = 0, d;
+	unsigned long unit = 0, d, own, dr7;
 	int cpu, prev = -1;
 
 	for_each_possible_cpu(cpu) {
@@ -703,9 +755,14 @@ static void kc_percpu_bounds_init(void)
 		}
 		prev = cpu;
 	}
-	if (unit && unit <= SZ_64M &&
-	    (unsigned long)(void __force *)&cpu_dr7 < unit)
-		kc_percpu_static_end = unit;
+	dr7 = (unsigned long)(void __force *)&cpu_dr7;
+	own = (unsigned long)(void __force *)&kc_watch_cpu;
+	if (!unit || unit > SZ_64M || dr7 >= unit)
+		return;
+	kc_percpu_unit = unit;
+	kc_percpu_deny_end = unit;
+	if (own > dr7 && own + PERCPU_MODULE_RESERVE < unit)
+		kc_percpu_deny_end = own + PERCPU_MODULE_RESERVE;
 }
 
 /*
@@ -747,34 +804,39 @@ bool kc_addr_is_kasan_shadow(unsigned long addr)
 }
 
 /*
- * Only memory a data race can live in: the direct map (slab, pages),
- * vmalloc space (RAM there, not device registers: every page the access
- * touches is looked up, in int3 context), module data and the
- * kernel image; never what the #DB entry path itself reads (see
- * within_cpu_entry()).
+ * Only memory a data race can live in: the direct map (slab, pages,
+ * dynamic per-CPU data), vmalloc space (RAM there, not device registers:
+ * every page the access touches is looked up, in int3 context), module
+ * data and the kernel image; never what the #DB entry path itself reads
+ * (see within_cpu_entry()) or the per-CPU data the trap paths touch.
+ * Returns -1 for a watchable range, else the skip reason.
  */
-bool kc_addr_forbidden(unsigned long addr, unsigned int size)
+int kc_addr_refusal(unsigned long addr, unsigned int size)
 {
 	unsigned long offs = (unsigned long)&__per_cpu_offset[0];
 
 	if (addr < TASK_SIZE_MAX || addr + size < addr)
-		return true;
+		return KC_SKIP_FORBIDDEN;
 	if (addr + size > offs && addr < offs + sizeof(__per_cpu_offset))
-		return true;
+		return KC_SKIP_FORBIDDEN;
 	if (kc_addr_is_detector(addr, size))
-		return true;
+		return KC_SKIP_FORBIDDEN;
+	if (kc_addr_own_percpu(addr, size) ||
+	    kc_addr_percpu_denied(addr, size))
+		return KC_SKIP_PERCPU_DENIED;
 	if (addr >= PAGE_OFFSET && addr < (unsigned long)high_memory)
-		return kc_addr_near_percpu(addr);
+		return -1;
 	if (is_vmalloc_addr((void *)addr))
 		return !kc_addr_is_wb_ram(addr) ||
 		       (((addr ^ (addr + size - 1)) & PAGE_MASK) &&
-			!kc_addr_is_wb_ram(addr + size - 1));
+			!kc_addr_is_wb_ram(addr + size - 1)) ?
+		       KC_SKIP_FORBIDDEN : -1;
 	if (addr >= MODULES_VADDR && addr < MODULES_END)
-		return false;
+		return -1;
 	if (addr >= __START_KERNEL_map &&
 	    addr < __START_KERNEL_map + KERNEL_IMAGE_SIZE)
-		return false;
-	return true;
+		return -1;
+	return KC_SKIP_FORBIDDEN;
 }
 
 static void kc_watch_scan_cpu(void *unused)

@@ -55,7 +55,8 @@
  *   begins "race at unknown origin, with <type> to ...", and the line
  *   "kcollider: racer: unknown".
  * - object: "global sym=<symbol>+0xoff/0xsize", "slab cache=<name>
- *   start=0x... offset=<n> size=<n>", "stack", or "unknown". A slab
+ *   start=0x... offset=<n> size=<n>", "percpu cpu=<n> unit_offset=0x..."
+ *   (the copy of CPU n of per-CPU data), "stack", or "unknown". A slab
  *   object of a SLAB_TYPESAFE_BY_RCU cache adds " typesafe_by_rcu=1",
  *   and " freed_in_window=1" when it was freed while the window was open
  *   (reuse under a reader is by design there: not dropped as

@@ -1464,6 +1464,114 @@ static void kc_b6_waiter(void)
 	WRITE_ONCE(kc_sink, kc_b6_is_locked());
 }
 
+/* ---- per-CPU data, read by other CPUs ---- */
+
+/*
+ * R27: a per-CPU counter as percpu_counter keeps one: the owner adds to
+ * its own copy with this_cpu_add() (a plain %gs-relative RMW), another
+ * CPU sums every copy through per_cpu_ptr() with plain loads.
+ */
+static unsigned long __percpu *kc_r27_counts;
+unsigned long kc_r27_total;
+
+noinline void kc_r27_add(void)
+{
+	this_cpu_add(*kc_r27_counts, 1);
+}
+
+noinline void kc_r27_sum(void)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += *per_cpu_ptr(kc_r27_counts, cpu);
+	kc_r27_total = sum;
+}
+
+/*
+ * N15: the same counter, but the adders take a lock around this_cpu_add()
+ * (interrupts off) and the sum takes the same lock: no race.
+ */
+static unsigned long __percpu *kc_n15_counts;
+static DEFINE_SPINLOCK(kc_n15_lock);
+unsigned long kc_n15_total;
+
+noinline void kc_n15_add(void)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&kc_n15_lock, flags);
+	this_cpu_add(*kc_n15_counts, 1);
+	spin_unlock_irqrestore(&kc_n15_lock, flags);
+}
+
+noinline void kc_n15_sum(void)
+{
+	unsigned long flags, sum = 0;
+	int cpu;
+
+	spin_lock_irqsave(&kc_n15_lock, flags);
+	for_each_possible_cpu(cpu)
+		sum += *per_cpu_ptr(kc_n15_counts, cpu);
+	spin_unlock_irqrestore(&kc_n15_lock, flags);
+	kc_n15_total = sum;
+}
+
+/*
+ * R28: a per-CPU list its owner pushes to through this_cpu_ptr(), drained
+ * by another CPU without the lock the owner would take.
+ */
+#define KC_R28_ITEMS 8
+
+struct kc_r28_list {
+	unsigned long n;
+	unsigned long items[KC_R28_ITEMS];
+};
+
+static struct kc_r28_list __percpu *kc_r28_lists;
+unsigned long kc_r28_sink;
+
+noinline void kc_r28_push(void)
+{
+	struct kc_r28_list *l = this_cpu_ptr(kc_r28_lists);
+	unsigned long n = l->n;
+
+	if (n < KC_R28_ITEMS) {
+		l->items[n] = jiffies;
+		l->n = n + 1;
+	}
+}
+
+noinline void kc_r28_drain(void)
+{
+	struct kc_r28_list *l = per_cpu_ptr(kc_r28_lists, 0);
+	unsigned long i, n = l->n;
+
+	for (i = 0; i < n && i < KC_R28_ITEMS; i++)
+		kc_r28_sink += l->items[i];
+	l->n = 0;
+}
+
+/*
+ * N16: the same race on a static per-CPU variable (DEFINE_PER_CPU). A
+ * module's static per-CPU data shares the reserved area with the
+ * detector's own, which its trap paths touch: never watched, and
+ * counted as skipped_percpu_denied.
+ */
+static DEFINE_PER_CPU(unsigned long, kc_n16_static);
+unsigned long kc_n16_total;
+
+noinline void kc_n16_inc(void)
+{
+	this_cpu_inc(kc_n16_static);
+}
+
+noinline void kc_n16_peek(void)
+{
+	kc_n16_total = *per_cpu_ptr(&kc_n16_static, 0);
+}
+
 /* ---- running a scenario ---- */
 
 static int kc_worker_fn(void *data)
@@ -1552,6 +1660,10 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "r25", { kc_r25_thread0, kc_r25_thread1 }, { 0, 1 } },
 	{ "r26", { kc_r8_reader, kc_r26_write_late }, { 0, 1 } },
 	{ "n14", { kc_n14_reader }, { 0 } },
+	{ "r27", { kc_r27_add, kc_r27_sum }, { 0, 1 } },
+	{ "n15", { kc_n15_add, kc_n15_sum, kc_n15_add }, { 0, 1, 2 } },
+	{ "r28", { kc_r28_push, kc_r28_drain }, { 0, 1 } },
+	{ "n16", { kc_n16_inc, kc_n16_peek }, { 0, 1 } },
 };
 
 /* Sleeps @ms, or less when the writer is signalled; -EINTR then. */
@@ -1777,6 +1889,11 @@ static int __init kc_planted_init(void)
 	hrtimer_init(&kc_r17_timer, CLOCK_MONOTONIC,
 		     HRTIMER_MODE_REL_PINNED_SOFT);
 	kc_r17_timer.function = kc_r17_timer_fn;
+	kc_r27_counts = alloc_percpu(unsigned long);
+	kc_n15_counts = alloc_percpu(unsigned long);
+	kc_r28_lists = alloc_percpu(struct kc_r28_list);
+	if (!kc_r27_counts || !kc_n15_counts || !kc_r28_lists)
+		goto free_percpu;
 	kc_n14_map();
 	kc_dir = debugfs_create_dir("kc_planted", NULL);
 	debugfs_create_file("run", 0200, kc_dir, NULL, &kc_run_fops);
@@ -1786,6 +1903,11 @@ static int __init kc_planted_init(void)
 			    &kc_rcu_barrier_fops);
 	return 0;
 
+free_percpu:
+	free_percpu(kc_r28_lists);
+	free_percpu(kc_n15_counts);
+	free_percpu(kc_r27_counts);
+	vunmap(kc_r8_alias);
 free_r8:
 	__free_page(kc_r8_page);
 free_n9_cache:
@@ -1807,6 +1929,9 @@ static void __exit kc_planted_exit(void)
 	hrtimer_cancel(&kc_r17_timer);
 	if (kc_n14_regs)
 		iounmap(kc_n14_regs);
+	free_percpu(kc_r28_lists);
+	free_percpu(kc_n15_counts);
+	free_percpu(kc_r27_counts);
 	vunmap(kc_r8_alias);
 	__free_page(kc_r8_page);
 	kmem_cache_destroy(kc_n9_cache);

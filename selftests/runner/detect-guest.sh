@@ -74,6 +74,11 @@ declare -A funcs=(
 	[m1]="kc_m1_plain_read"
 	[m2]="kc_m2_plain_store"
 	[f1]="kc_f1_inc_writes kc_f1_read_writes"
+	# per-CPU data read by other CPUs
+	[r27]="kc_r27_add kc_r27_sum"
+	[n15]="kc_n15_add kc_n15_sum"
+	[r28]="kc_r28_push kc_r28_drain"
+	[n16]="kc_n16_inc kc_n16_peek"
 )
 [ $# -gt 0 ] || set -- r1 r2 r3 r4 r5 r6 r7 r8 r9 r10 r11 r12 n1 n2 n3 n4 n5 n6 n7
 
