@@ -266,7 +266,7 @@ TEST(every_command_has_a_man_page_and_completion)
 	EXPECT_GE(n, 5);
 }
 
-/* kcollider.ko(4) documents every attribute the module creates. */
+/* kcollider.ko(4) and the ABI file document every attribute the module creates. */
 TEST(module_man_page_names_every_sysfs_attribute)
 {
 	char attrs[4096], *a, *save = NULL, needle[128];
@@ -275,10 +275,14 @@ TEST(module_man_page_names_every_sysfs_attribute)
 	ASSERT_EQ(0, run("sed -n 's/^KC_UINT_ATTR(\\([a-z][a-z_]*\\),.*/\\1/p; "
 			 "s/.*__ATTR_R[OW]*(\\([a-z][a-z_]*\\)).*/\\1/p' " KC_TOP "/kmod/sysfs.c"));
 	strcpy(attrs, out);
-	ASSERT_EQ(0, run("cat " KC_TOP "/man/kcollider.ko.4"));
+	ASSERT_EQ(0, run("cat " KC_TOP "/man/kcollider.ko.4 "
+			 KC_TOP "/Documentation/ABI/sysfs-kernel-kcollider"));
 	for (a = strtok_r(attrs, "\n", &save); a; a = strtok_r(NULL, "\n", &save)) {
 		snprintf(needle, sizeof(needle), ".B %s\n", a);
 		EXPECT_NE(NULL, strstr(out, needle)) TH_LOG("%s undocumented", a);
+		snprintf(needle, sizeof(needle),
+			 "What:\t\t/sys/kernel/kcollider/%s\n", a);
+		EXPECT_NE(NULL, strstr(out, needle)) TH_LOG("%s: no ABI entry", a);
 		n++;
 	}
 	EXPECT_GE(n, 17);
