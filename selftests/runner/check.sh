@@ -75,7 +75,7 @@ KC_PLANTED=$top/selftests/planted/kc_planted.ko
 export KC_MODULE KC_PLANTED
 run_suite() {
 	"$runner/run-vm.sh" -o "$1" -k "${VM_IMAGE:-}" -r "${KREL:-}" \
-		-c "${VM_CPUS:-4}" -t "${VM_TIMEOUT:-1500}" -- \
+		-c "${VM_CPUS:-4}" -t "${VM_TIMEOUT:-3000}" -- \
 		env KC_MODULE="$KC_MODULE" KC_PLANTED="$KC_PLANTED" KC_TOP="$top" \
 		KC_SOAK_CYCLES="${KC_SOAK_CYCLES:-50}" \
 		"$runner/vm-suite.sh" "$build" "${@:2}"
