@@ -3,7 +3,8 @@
  * /sys/kernel/debug/kcollider/: "reports", the report log the CLI reads
  * without parsing the console; "control", which takes the words syzkaller
  * writes to KCSAN's control file ("on", "off") plus target specs; "stats",
- * the counters; "arm_latency_ns" and "visited", for the benchmarks.
+ * the counters; "arm_latency_ns" and "visited", for the benchmarks;
+ * "watched", the ranges recently watched, for the tests.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -79,6 +80,19 @@ static int kc_latency_open(struct inode *inode, struct file *file)
 static const struct file_operations kc_latency_fops = {
 	.owner = THIS_MODULE,
 	.open = kc_latency_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+static int kc_watched_open(struct inode *inode, struct file *file)
+{
+	return single_open_size(file, kc_watch_watched_show, NULL, 32 * 1024);
+}
+
+static const struct file_operations kc_watched_fops = {
+	.owner = THIS_MODULE,
+	.open = kc_watched_open,
 	.read = seq_read,
 	.llseek = seq_lseek,
 	.release = single_release,
@@ -175,6 +189,8 @@ int kc_debugfs_init(void)
 			    &kc_control_fops);
 	debugfs_create_file("arm_latency_ns", 0400, kc_debugfs_dir, NULL,
 			    &kc_latency_fops);
+	debugfs_create_file("watched", 0400, kc_debugfs_dir, NULL,
+			    &kc_watched_fops);
 	debugfs_create_file("visited", 0400, kc_debugfs_dir, NULL,
 			    &kc_visited_fops);
 	debugfs_create_file("stats", 0444, kc_debugfs_dir, NULL,

@@ -386,6 +386,7 @@ void kc_watch_disarm(struct kc_slot *slot);
 void kc_watch_refresh(struct kc_slot *slot);
 void kc_watch_repair_local(void);
 int kc_watch_latency_show(struct seq_file *m, void *v);
+int kc_watch_watched_show(struct seq_file *m, void *v);
 bool kc_watch_take_trap(struct kc_slot *slot, struct kc_side *racer,
 			struct kc_regs *regs);
 bool kc_watch_trapped(struct kc_slot *slot);

@@ -78,6 +78,15 @@ static DEFINE_PER_CPU(struct kc_watch_cpu, kc_watch_cpu);
 #define KC_LATENCY_RING	4096
 static u32 kc_arm_latency_ns[KC_LATENCY_RING];
 static atomic_t kc_arm_latency_next = ATOMIC_INIT(0);
+
+/*
+ * The ranges recently watched, for tests that check what the address
+ * policy let through (no per-CPU variable of the trap paths, ever).
+ */
+#define KC_WATCHED_RING	1024
+static unsigned long kc_watched_addr[KC_WATCHED_RING];
+static u8 kc_watched_size[KC_WATCHED_RING];
+static atomic_t kc_watched_next = ATOMIC_INIT(0);
 static struct kc_slot kc_slots[KC_MAX_SLOTS];
 static unsigned int kc_nr_slots;
 static atomic_t kc_ipis_in_flight = ATOMIC_INIT(0);
@@ -304,6 +313,14 @@ static void kc_watch_note_latency(struct kc_slot *slot)
 		min_t(u64, ktime_get_mono_fast_ns() - slot->armed_ns, U32_MAX);
 }
 
+static void kc_watch_note_range(unsigned long addr, unsigned int size)
+{
+	unsigned int i = (unsigned int)atomic_inc_return(&kc_watched_next);
+
+	kc_watched_addr[i % KC_WATCHED_RING] = addr;
+	kc_watched_size[i % KC_WATCHED_RING] = size;
+}
+
 /* On how many CPUs state @seq of @slot is in a debug register. */
 static unsigned int kc_watch_count_acked(struct kc_slot *slot,
 					 unsigned int seq)
@@ -403,6 +420,18 @@ int kc_watch_latency_show(struct seq_file *m, void *v)
 	return 0;
 }
 
+/* Debugfs: the recently watched ranges, "address size", oldest first. */
+int kc_watch_watched_show(struct seq_file *m, void *v)
+{
+	unsigned int next = atomic_read(&kc_watched_next), i, n;
+
+	n = min_t(unsigned int, next, KC_WATCHED_RING);
+	for (i = next - n + 1; n--; i++)
+		seq_printf(m, "%lx %u\n", kc_watched_addr[i % KC_WATCHED_RING],
+			   kc_watched_size[i % KC_WATCHED_RING]);
+	return 0;
+}
+
 /*
  * Re-apply an open window everywhere: text_poke on any CPU (a probe
  * rotated by another tool, a static key) reloads its debug registers with
@@ -475,6 +504,7 @@ unsigned int kc_watch_arm(struct kc_slot *slot, unsigned long addr,
 	atomic_set(&slot->traps_mixed, 0);
 	slot->armed_ns = ktime_get_mono_fast_ns();
 	slot->latency_noted = false;
+	kc_watch_note_range(addr, size);
 	kc_watch_publish(slot, true, addr, kc_len_bits(size),
 			 watch_reads ? X86_BREAKPOINT_RW : X86_BREAKPOINT_WRITE);
 	atomic_set_release(&slot->open, 1);
@@ -672,12 +702,26 @@ bool kc_addr_is_detector(unsigned long addr, unsigned int size)
  */
 static unsigned long kc_percpu_deny_end;
 static unsigned long kc_percpu_unit;
+/*
+ * Where every CPU's unit of the first chunk lies, from the lowest to the
+ * highest: most addresses are outside and skip the walk over the CPUs.
+ * The whole address space when the units are not known.
+ */
+static unsigned long kc_percpu_span_lo;
+static unsigned long kc_percpu_span_hi = ULONG_MAX;
+
+static bool kc_addr_in_first_chunk(unsigned long addr, unsigned int size)
+{
+	return addr + size > kc_percpu_span_lo && addr < kc_percpu_span_hi;
+}
 
 static bool kc_addr_percpu_denied(unsigned long addr, unsigned int size)
 {
 	unsigned long lo, hi;
 	int cpu;
 
+	if (!kc_addr_in_first_chunk(addr, size))
+		return false;
 	for_each_possible_cpu(cpu) {
 		if (kc_percpu_deny_end) {
 			lo = per_cpu_offset(cpu);
@@ -713,13 +757,18 @@ int kc_percpu_owner(unsigned long addr, unsigned long *offset)
 	return -1;
 }
 
-/* The per-CPU pointers of our breakpoints, read by the arming IPI. */
+/*
+ * The per-CPU pointers of our breakpoints, read by the arming IPI: dynamic
+ * per-CPU data, in the first chunk or in a later one (vmalloc space).
+ */
 static bool kc_addr_own_percpu(unsigned long addr, unsigned int size)
 {
 	unsigned long p;
 	unsigned int i;
 	int cpu;
 
+	if (!kc_addr_in_first_chunk(addr, size) && !is_vmalloc_addr((void *)addr))
+		return false;
 	for (i = 0; i < kc_nr_slots; i++) {
 		if (!kc_slots[i].bp)
 			continue;
@@ -742,10 +791,12 @@ static bool kc_addr_own_percpu(unsigned long addr, unsigned int size)
  */
 static void kc_percpu_bounds_init(void)
 {
-	unsigned long unit = 0, d, own, dr7;
+	unsigned long unit = 0, d, own, dr7, lo = ULONG_MAX, hi = 0;
 	int cpu, prev = -1;
 
 	for_each_possible_cpu(cpu) {
+		lo = min(lo, per_cpu_offset(cpu));
+		hi = max(hi, per_cpu_offset(cpu));
 		if (prev >= 0) {
 			d = per_cpu_offset(cpu) > per_cpu_offset(prev) ?
 			    per_cpu_offset(cpu) - per_cpu_offset(prev) :
@@ -761,6 +812,8 @@ static void kc_percpu_bounds_init(void)
 		return;
 	kc_percpu_unit = unit;
 	kc_percpu_deny_end = unit;
+	kc_percpu_span_lo = lo;
+	kc_percpu_span_hi = hi + unit;
 	if (own > dr7 && own + PERCPU_MODULE_RESERVE < unit)
 		kc_percpu_deny_end = own + PERCPU_MODULE_RESERVE;
 }

@@ -11,8 +11,11 @@ set -euo pipefail
 flavour=${1:-amd64}
 extra=()
 case ${2:-} in
-debug-kernel | kcsan-kernel)
+debug-kernel)
 	extra=(flex bison bc libssl-dev libelf-dev dwarves linux-source-6.1) ;;
+kcsan-kernel)
+	# the kernel build, and jq: the real-workload table reads the CLI's JSON
+	extra=(flex bison bc libssl-dev libelf-dev dwarves linux-source-6.1 jq) ;;
 fuzz)
 	# make fuzz: clang, and its libFuzzer/sanitizer runtimes (only a
 	# recommendation of clang's, which --no-install-recommends skips)

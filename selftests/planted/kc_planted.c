@@ -36,7 +36,9 @@
 #include <linux/spinlock.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+#include <linux/hardirq.h>
 #include <asm/debugreg.h>
+#include <asm/processor.h>
 
 #define KC_MAX_WORKERS	3
 
@@ -1572,6 +1574,43 @@ noinline void kc_n16_peek(void)
 	kc_n16_total = *per_cpu_ptr(&kc_n16_static, 0);
 }
 
+/*
+ * N17: another CPU's copies of the per-CPU variables the entry code and
+ * the int3, #DB, NMI and IPI paths use, read through plain pointers (as a
+ * debugger or a statistics reader would): the debug-register shadow, the
+ * current task, the preempt count, the CPU number, the TSS, the NMI count,
+ * and a module's own static per-CPU data. Reads only, of words the owner
+ * keeps changing: harmless to the kernel, and never watched by the
+ * detector (a watch there fires on the owner's own trap paths).
+ */
+static const struct {
+	const char *name;
+	void __percpu *var;
+	size_t size;
+} kc_n17_vars[] = {
+	{ "cpu_dr7", &cpu_dr7, sizeof(unsigned long) },
+	{ "current_task", &current_task, sizeof(void *) },
+	{ "preempt_count", &__preempt_count, sizeof(int) },
+	{ "cpu_number", &cpu_number, sizeof(int) },
+	{ "tss_sp0", &cpu_tss_rw.x86_tss.sp0, sizeof(u64) },
+	{ "nmi_count", &irq_stat.__nmi_count, sizeof(unsigned int) },
+	{ "module_static", &kc_n16_static, sizeof(unsigned long) },
+};
+unsigned long kc_n17_sink;
+
+noinline void kc_n17_peek(void)
+{
+	int cpu = cpumask_first(cpu_online_mask);
+
+	kc_n17_sink += per_cpu(cpu_dr7, cpu);
+	kc_n17_sink += (unsigned long)per_cpu(current_task, cpu);
+	kc_n17_sink += per_cpu(__preempt_count, cpu);
+	kc_n17_sink += per_cpu(cpu_number, cpu);
+	kc_n17_sink += per_cpu(cpu_tss_rw, cpu).x86_tss.sp0;
+	kc_n17_sink += per_cpu(irq_stat, cpu).__nmi_count;
+	kc_n17_sink += per_cpu(kc_n16_static, cpu);
+}
+
 /* ---- running a scenario ---- */
 
 static int kc_worker_fn(void *data)
@@ -1664,6 +1703,7 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "n15", { kc_n15_add, kc_n15_sum, kc_n15_add }, { 0, 1, 2 } },
 	{ "r28", { kc_r28_push, kc_r28_drain }, { 0, 1 } },
 	{ "n16", { kc_n16_inc, kc_n16_peek }, { 0, 1 } },
+	{ "n17", { kc_n17_peek }, { 1 } },
 };
 
 /* Sleeps @ms, or less when the writer is signalled; -EINTR then. */
@@ -1793,6 +1833,13 @@ static int kc_facts_show(struct seq_file *m, void *v)
 	kc_fact_addr(m, "r8_direct", kc_r8_direct);
 	kc_fact_addr(m, "r8_alias", kc_r8_alias);
 	kc_fact_addr(m, "n14_regs", (void __force *)kc_n14_regs);
+	kc_fact_addr(m, "r27_cpu0", per_cpu_ptr(kc_r27_counts, 0));
+	/* N17's words, the copies of the first online CPU: "address size" */
+	for (i = 0; i < ARRAY_SIZE(kc_n17_vars); i++)
+		seq_printf(m, "n17_%s %lx %zu\n", kc_n17_vars[i].name,
+			   (unsigned long)per_cpu_ptr(kc_n17_vars[i].var,
+					cpumask_first(cpu_online_mask)),
+			   kc_n17_vars[i].size);
 	seq_printf(m, "n7_size %zu\n", sizeof(struct kc_n7_obj));
 	seq_printf(m, "n7_allocs %ld\n", atomic_long_read(&kc_n7_allocs));
 	seq_printf(m, "n7_reused %ld\n", atomic_long_read(&kc_n7_reused));

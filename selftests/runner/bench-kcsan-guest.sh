@@ -17,6 +17,14 @@
 #	detection-rate benchmark's code), then the workloads with kcollider
 #	off and on (targets=all, default sample_rate), alternated.
 #
+# Both the kcsan and the kcollider mode end with the real workload when
+# BENCH_KCSAN_REAL (seconds, default 300; 0: none) is set: a stress-ng mix
+# on tmpfs, once under KCSAN, and under kcollider (targets=all) once at the
+# default budget and once at the hunt's. The kernel log of each run, between
+# "kc-bench: real start NAME" and "kc-bench: real end NAME", goes to
+# OUTDIR/real.txt; the kernel's function names to OUTDIR/functions.txt
+# (bench-kcsan-real.sh compares the two kernels' reports by function pair).
+# BENCH_KCSAN_PARTS ("planted real") leaves out either part.
 # Workload timings go to OUTDIR/workload.txt, one "NAME MODE SECONDS" line
 # each. Timings are reported as ratios only: the host is shared.
 set -u
@@ -65,6 +73,42 @@ alternate() {
 	$off
 }
 
+# The real workload: pipes, unix socket pairs, directories, dentries and
+# renames on tmpfs, fork, futex, mmap and signal queues, one instance of
+# each, for REAL seconds. The kernel log is followed from the start, so a
+# log buffer that wraps loses nothing.
+real_secs=${BENCH_KCSAN_REAL:-300}
+parts=${BENCH_KCSAN_PARTS:-planted real}
+part() { [[ " $parts " == *" $1 "* ]]; }
+
+real_workload() {
+	local name=$1 dir=$TMPDIR/real
+	mkdir -p "$dir"
+	mountpoint -q "$dir" || mount -t tmpfs -o size=256M tmpfs "$dir" || exit 1
+	echo "kc-bench: real start $name" > /dev/kmsg
+	stress-ng --timeout "${real_secs}s" --metrics-brief --temp-path "$dir" \
+		--pipe 1 --sockpair 1 --dir 1 --dentry 1 --rename 1 \
+		--fork 1 --futex 1 --mmap 1 --mmap-bytes 16M --sigq 1 \
+		> "$out/stress-ng-$name.log" 2>&1 ||
+		echo "# real: a stressor failed (stress-ng exit $?): the $name run ran short"
+	echo "kc-bench: real end $name" > /dev/kmsg
+	tail -12 "$out/stress-ng-$name.log"
+}
+
+# Follows the kernel log into OUTDIR/real.txt until real_log_stop.
+real_log_pid=
+real_log_start() {
+	dmesg -w > "$out/real.txt" &
+	real_log_pid=$!
+	echo "$real_secs" > "$out/real-seconds"
+	awk '$2 ~ /^[tTwW]$/ { print $3 }' /proc/kallsyms | sort -u > "$out/functions.txt"
+}
+real_log_stop() {
+	sleep 1		# the last lines reach the reader
+	kill $real_log_pid 2> /dev/null
+	wait $real_log_pid 2> /dev/null
+}
+
 kcsan_on() { echo on > $kcsan_ctl; }
 kcsan_off() { echo off > $kcsan_ctl; }
 
@@ -101,6 +145,13 @@ kcsan_mode() {
 	kcsan_on
 }
 
+kcsan_real() {
+	kcsan_on
+	real_log_start
+	real_workload kcsan
+	real_log_stop
+}
+
 kc_sys=/sys/kernel/kcollider
 kc_on() { echo 1 > $kc_sys/enabled; }
 kc_off() { echo 0 > $kc_sys/enabled; }
@@ -118,15 +169,44 @@ kcollider_mode() {
 	rmmod kcollider
 }
 
+# The two budgets of the comparison: the default one, and the hunt's (the
+# settings of hunt-guest.sh).
+kcollider_real() {
+	local module=$1 name
+	real_log_start
+	for name in default hunt; do
+		insmod "$module" targets=all || exit 1
+		if [ $name = hunt ]; then
+			echo "${HUNT_RATE:-200}" > $kc_sys/sample_rate || exit 1
+			echo "${HUNT_BUDGET:-100}" > $kc_sys/overhead_permille || exit 1
+		fi
+		echo "# real $name: sample_rate $(cat $kc_sys/sample_rate)," \
+		     "overhead_permille $(cat $kc_sys/overhead_permille)"
+		kc_on
+		real_workload "$name"
+		kc_off
+		awk -v n=$name '$1 ~ /^(sites|fired|samples|races|unknown_origin)$/ { s = s " " $1 " " $2 }
+			END { print "# real " n ":" s }' /sys/kernel/debug/kcollider/stats
+		rmmod kcollider || exit 1
+	done
+	real_log_stop
+}
+
 mode=$1 out=$2
 shift 2
 mkdir -p "$out"
 : > "$out/workload.txt"
 uname -r > "$out/kernel"
 case $mode in
-kcsan) kcsan_mode "$@" ;;
+kcsan)
+	part planted && kcsan_mode "$@"
+	[ "$real_secs" = 0 ] || ! part real || kcsan_real
+	;;
 plain) alternate true true ;;
-kcollider) kcollider_mode "$@" ;;
+kcollider)
+	part planted && kcollider_mode "$@"
+	[ "$real_secs" = 0 ] || ! part real || kcollider_real "$1"
+	;;
 *) echo "bench-kcsan-guest: unknown mode $mode" >&2; exit 2 ;;
 esac
 cat "$out/workload.txt"

@@ -15,6 +15,10 @@
 #  4. One table: scenario, the catalogue's expectation, each detector's
 #     verdict and seconds to its first report, kcollider's class; then the
 #     overhead ratios. Saved as build/bench/kcsan-table.txt.
+#  5. The real workload (a stress-ng mix, BENCH_KCSAN_REAL s under KCSAN,
+#     and as long under kcollider with targets=all at the default budget
+#     and at the hunt's): the distinct racing function pairs each found
+#     (bench-kcsan-real.sh), in build/bench/kcsan-real.txt.
 #
 # usage: bench-kcsan.sh [SCENARIO...]   (default: all but h1)
 # environment: BENCH_KCSAN_BOOTS ("kcsan plain kcollider"): the boots to
@@ -23,6 +27,8 @@
 #                is a second kernel build: "kcsan kcollider" skips it),
 #              BENCH_KCSAN_BUDGET (10 s per scenario and detector),
 #              BENCH_KCSAN_REPS (3 timed runs per workload and state),
+#              BENCH_KCSAN_REAL (300 s per real-workload run; 0: none),
+#              BENCH_KCSAN_PARTS ("planted real": either part alone),
 #              VM_IMAGE, KREL (Debian's kernel, as make passes them),
 #              VM_CPUS (4), VM_TIMEOUT (3000 s per boot),
 #              KC_MODULE, KC_PLANTED: other builds of the two modules.
@@ -113,7 +119,9 @@ boot() {
 	booting "$name" || { echo "# bench-kcsan: $name VM skipped (BENCH_KCSAN_BOOTS)"; return 0; }
 	echo "# bench-kcsan: $name VM ($rel)"
 	"$runvm" -o "$res" -k "$image" -r "$rel" -c "$cpus" -t "$vm_timeout" -- \
-		env BENCH_KCSAN_REPS="${BENCH_KCSAN_REPS:-3}" "$guest" "$name" \
+		env BENCH_KCSAN_REPS="${BENCH_KCSAN_REPS:-3}" \
+		BENCH_KCSAN_REAL="${BENCH_KCSAN_REAL:-300}" \
+		BENCH_KCSAN_PARTS="${BENCH_KCSAN_PARTS:-planted real}" "$guest" "$name" \
 		/run/kc/results "$@" ||
 		echo "bench-kcsan: the $name VM failed (status $?; $res)" >&2
 }
@@ -214,3 +222,10 @@ echo "scenario,expected,kcsan_detected,kcsan_first_s,kcsan_title,kc_detected,kc_
 	     "kcollider: targets=all, default sample_rate)"
 } | tee "$table"
 echo "# bench-kcsan: $table, $csv; raw: $kres $pres $cres"
+
+# 5. The real workload, when both boots ran it.
+if [ "${BENCH_KCSAN_REAL:-300}" != 0 ] && [ -s "$kres/real.txt" ] && [ -s "$cres/real.txt" ]; then
+	echo
+	"$top/selftests/runner/bench-kcsan-real.sh" "$kres" "$cres" "$build/bench/kcsan-real"
+	echo "# bench-kcsan: $build/bench/kcsan-real.txt, $build/bench/kcsan-real.csv"
+fi

@@ -852,4 +852,73 @@ TEST_F_TIMEOUT(scenario, n16_static_percpu_data_is_denied_and_counted, 120)
 	ASSERT_EQ(0, kc_stat("races")) TH_LOG("%s", stats_text());
 }
 
+/*
+ * Whether any range in the detector's record of recent watches
+ * ("address size" lines) overlaps [addr, addr + size).
+ */
+static bool watched_overlaps(const char *watched, unsigned long addr,
+			     unsigned long size)
+{
+	unsigned long a, n;
+	const char *p;
+
+	for (p = watched; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (sscanf(p, "%lx %lu", &a, &n) == 2 &&
+		    a < addr + size && addr < a + n)
+			return true;
+	return false;
+}
+
+static const char * const n17_vars[] = {
+	"cpu_dr7", "current_task", "preempt_count", "cpu_number", "tss_sp0",
+	"nmi_count", "module_static", NULL,
+};
+
+/*
+ * The per-CPU variables of the entry code and the trap paths, read from
+ * another CPU through plain pointers (N17), are never watched: none of
+ * their addresses (from the planted module, not from the detector) is in
+ * the detector's record of the ranges it watched, while R27's dynamic
+ * per-CPU counter, sampled just before, is.
+ */
+TEST_F_TIMEOUT(scenario, n17_trap_path_percpu_variables_never_watched, 180)
+{
+	static const char * const title[] = {
+		"data-race in kc_r27_add / kc_r27_sum", NULL,
+	};
+	static char watched[64 * 1024];
+	unsigned long addr, size;
+	char key[64], val[64];
+	long denied;
+	int i;
+
+	ASSERT_EQ(0, target("kc_r27_add kc_r27_sum kc_n17_peek"));
+	ASSERT_EQ(0, kc_enable());
+	ASSERT_TRUE(run_until("r27", title))
+		TH_LOG("no R27 report; log:\n%.3000s\n%s", read_reports(),
+		       stats_text());
+	denied = kc_stat("skipped_percpu_denied");
+	/* more refusals than N17 has loads: each was tried */
+	ASSERT_LE(denied + 14, run_until_stat("n17", "skipped_percpu_denied",
+					      denied + 14, 90))
+		TH_LOG("%s", stats_text());
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	ASSERT_LT(0, kc_read_file(KCOLLIDER_DEBUGFS_DIR "/watched", watched,
+				  sizeof(watched)));
+
+	ASSERT_TRUE(planted_fact("r27_cpu0", val, sizeof(val)));
+	ASSERT_TRUE(watched_overlaps(watched, strtoul(val, NULL, 16), 8))
+		TH_LOG("R27's counter %s is not among the watched:\n%.2000s",
+		       val, watched);
+	for (i = 0; n17_vars[i]; i++) {
+		snprintf(key, sizeof(key), "n17_%s", n17_vars[i]);
+		ASSERT_TRUE(planted_fact(key, val, sizeof(val))) TH_LOG("%s", key);
+		ASSERT_EQ(2, sscanf(val, "%lx %lu", &addr, &size));
+		EXPECT_FALSE(watched_overlaps(watched, addr, size))
+			TH_LOG("%s (%lx) was watched", key, addr);
+	}
+	ASSERT_EQ(NULL, strstr(read_reports(), "kc_n17_peek"))
+		TH_LOG("%.3000s", read_reports());
+}
+
 TEST_HARNESS_MAIN
