@@ -890,7 +890,7 @@ TEST_F_TIMEOUT(scenario, n17_trap_path_percpu_variables_never_watched, 180)
 	unsigned long addr, size;
 	char key[64], val[64];
 	long denied;
-	int i;
+	int i, n;
 
 	ASSERT_EQ(0, target("kc_r27_add kc_r27_sum kc_n17_peek"));
 	ASSERT_EQ(0, kc_enable());
@@ -913,7 +913,8 @@ TEST_F_TIMEOUT(scenario, n17_trap_path_percpu_variables_never_watched, 180)
 	for (i = 0; n17_vars[i]; i++) {
 		snprintf(key, sizeof(key), "n17_%s", n17_vars[i]);
 		ASSERT_TRUE(planted_fact(key, val, sizeof(val))) TH_LOG("%s", key);
-		ASSERT_EQ(2, sscanf(val, "%lx %lu", &addr, &size));
+		n = sscanf(val, "%lx %lu", &addr, &size);
+		ASSERT_EQ(2, n) TH_LOG("%s: %s", key, val);
 		EXPECT_FALSE(watched_overlaps(watched, addr, size))
 			TH_LOG("%s (%lx) was watched", key, addr);
 	}
