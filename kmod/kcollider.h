@@ -310,7 +310,7 @@ unsigned long kc_lookup_function(const char *name);
 #define KC_SETTLE_NS		(500 * NSEC_PER_USEC)
 
 void kc_pool_init(kprobe_pre_handler_t handler);
-int kc_pool_add(unsigned long addr);
+int kc_pool_add(unsigned long addr, unsigned long gen);
 bool kc_pool_arm(void);
 unsigned int kc_pool_retire(void);
 u64 kc_pool_settle_in_ns(void);

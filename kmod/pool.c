@@ -617,11 +617,12 @@ static void kc_probe_reset(struct kc_probe *p)
 }
 
 /*
- * Register a disabled probe on @addr for the reserve. -EINVAL-like errors
+ * Register a disabled probe on @addr, picked from the table when
+ * kc_pool_pick_gen() said @gen, for the reserve. -EINVAL-like errors
  * mean the site can never be armed (kprobes refuses it, or it is no site
  * any more); -ENOSPC, -EBUSY and -EAGAIN are for now only.
  */
-int kc_pool_add(unsigned long addr)
+int kc_pool_add(unsigned long addr, unsigned long gen)
 {
 	u8 code[KC_INSN_MAX_LEN];
 	struct kc_probe *p;
@@ -629,6 +630,14 @@ int kc_pool_add(unsigned long addr)
 	int ret;
 
 	mutex_lock(&kc_pool_lock);
+	/*
+	 * Its module went since the pick: the text there may be freed, or
+	 * another module's. A module going later waits for this entry
+	 * (BUSY below) and then takes it out.
+	 */
+	ret = -EAGAIN;
+	if (gen != kc_pool_drop_gen)
+		goto out;
 	p = kc_pool_find_free(addr);
 	ret = PTR_ERR_OR_ZERO(p);
 	if (ret)

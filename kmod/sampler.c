@@ -394,7 +394,7 @@ static bool kc_refused_for_good(int ret)
 static bool kc_refill(unsigned int target)
 {
 	unsigned int reserve = kc_pool_reserve();
-	unsigned long addr;
+	unsigned long addr, gen;
 	bool budgeted;
 	int ret;
 
@@ -407,10 +407,11 @@ static bool kc_refill(unsigned int target)
 			return false;
 		kc_register_ns -= NSEC_PER_SEC;
 	}
+	gen = kc_pool_pick_gen();
 	addr = kc_sites_pick();
 	if (!addr)
 		return false;
-	ret = kc_pool_add(addr);
+	ret = kc_pool_add(addr, gen);
 	if (!ret) {
 		/* in place of a kept site whose code did not run, if any */
 		if (budgeted)
