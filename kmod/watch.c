@@ -169,7 +169,12 @@ static bool kc_dr_is_ours(struct kc_slot *slot, struct kc_watch_cpu *wc,
 		      dr == wc->written[slot->index]);
 }
 
-/* Which DRn perf gave this slot on this CPU; it can move, so re-check. */
+/*
+ * Which DRn perf gave this slot on this CPU; it can move, so re-check.
+ * Perf installs our breakpoint with the parking address, so a search
+ * looks for that only: another breakpoint on the address we watch (perf,
+ * a debugger) holds the same value and is not ours to rewrite.
+ */
 static int kc_watch_find_drn(struct kc_slot *slot, struct kc_watch_cpu *wc)
 {
 	int i = wc->drn[slot->index];
@@ -177,7 +182,7 @@ static int kc_watch_find_drn(struct kc_slot *slot, struct kc_watch_cpu *wc)
 	if (i >= 0 && kc_dr_is_ours(slot, wc, kc_dr_read(i)))
 		return i;
 	for (i = 0; i < HBP_NUM; i++) {
-		if (kc_dr_is_ours(slot, wc, kc_dr_read(i))) {
+		if (kc_dr_read(i) == kc_slot_parked(slot)) {
 			wc->drn[slot->index] = i;
 			return i;
 		}

@@ -13,11 +13,23 @@
 
 /* ---- the helpers as they were, for reference ---- */
 
+/* [p, end) (to the end of the string if !end) into @out, cut to fit. */
+static bool old_copy_span(const char *p, const char *end, char *out,
+			  size_t size)
+{
+	size_t len = end ? (size_t)(end - p) : strlen(p);
+
+	if (len >= size)
+		len = size - 1;
+	memcpy(out, p, len);
+	out[len] = '\0';
+	return true;
+}
+
 static bool old_nth_report(const char *log, int i, char *out, size_t size)
 {
 	const char *title = "BUG: KCOLLIDER: ";
 	const char *p = log, *end;
-	size_t len;
 
 	for (;;) {
 		p = strstr(p, title);
@@ -28,12 +40,7 @@ static bool old_nth_report(const char *log, int i, char *out, size_t size)
 		p++;
 	}
 	end = strstr(p + 1, "\nBUG: KCOLLIDER: ");
-	len = end ? (size_t)(end - p) : strlen(p);
-	if (len >= size)
-		len = size - 1;
-	memcpy(out, p, len);
-	out[len] = '\0';
-	return true;
+	return old_copy_span(p, end, out, size);
 }
 
 static int old_count_reports(const char *log)
@@ -49,7 +56,6 @@ static int old_count_reports(const char *log)
 static bool old_report_block(const char *report, int k, char *out, size_t size)
 {
 	const char *p = report, *end;
-	size_t len;
 
 	while ((p = strstr(p, " bytes by "))) {
 		while (p > report && p[-1] != '\n')
@@ -63,12 +69,7 @@ static bool old_report_block(const char *report, int k, char *out, size_t size)
 	if (!p)
 		return false;
 	end = strstr(p, "\n\n");
-	len = end ? (size_t)(end - p) : strlen(p);
-	if (len >= size)
-		len = size - 1;
-	memcpy(out, p, len);
-	out[len] = '\0';
-	return true;
+	return old_copy_span(p, end, out, size);
 }
 
 /* tso_live_test's own. */

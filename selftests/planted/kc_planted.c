@@ -22,6 +22,7 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/hrtimer.h>
+#include <linux/hw_breakpoint.h>
 #include <linux/io.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
@@ -811,16 +812,18 @@ static unsigned long kc_p1_word;
 static atomic_long_t kc_p1_plugged_runs;
 static atomic_long_t kc_p1_schedule_flushes;
 
+noinline void kc_p1_plugged_store(void)
+{
+	kc_p1_word++;
+}
+
+/* (a kernel without the block layer, as make bench-kcsan's: no plug) */
+#ifdef CONFIG_BLOCK
 static void kc_p1_unplug(struct blk_plug_cb *cb, bool from_schedule)
 {
 	if (from_schedule)
 		atomic_long_inc(&kc_p1_schedule_flushes);
 	kfree(cb);
-}
-
-noinline void kc_p1_plugged_store(void)
-{
-	kc_p1_word++;
 }
 
 static void kc_p1_body(void)
@@ -835,6 +838,12 @@ static void kc_p1_body(void)
 	}
 	blk_finish_plug(&plug);
 }
+#else
+static void kc_p1_body(void)
+{
+	kc_p1_plugged_store();
+}
+#endif
 
 /*
  * ---- R13-R15 (issue 14): the TSO verdicts, one function per thread ----
@@ -1890,6 +1899,73 @@ static int kc_drs_show(struct seq_file *m, void *v)
 DEFINE_SHOW_ATTRIBUTE(kc_drs);
 
 /*
+ * Another user of the debug registers, as perf is: a wide hardware
+ * breakpoint on R1's counter (write "1", and "0" to take it out), whose
+ * hits count. Reading gives the count. A test runs it beside the detector,
+ * which watches the same word, and checks both keep working.
+ */
+static struct perf_event * __percpu *kc_perf_bp;
+static atomic_long_t kc_perf_bp_hits;
+static DEFINE_MUTEX(kc_perf_bp_lock);
+
+static void kc_perf_bp_hit(struct perf_event *bp,
+			   struct perf_sample_data *data, struct pt_regs *regs)
+{
+	atomic_long_inc(&kc_perf_bp_hits);
+}
+
+static int kc_perf_bp_set(bool on)
+{
+	struct perf_event_attr attr;
+	int ret = 0;
+
+	mutex_lock(&kc_perf_bp_lock);
+	if (on && !kc_perf_bp) {
+		hw_breakpoint_init(&attr);
+		attr.bp_addr = (unsigned long)&kc_r1_count;
+		attr.bp_len = HW_BREAKPOINT_LEN_4;
+		attr.bp_type = HW_BREAKPOINT_W;
+		kc_perf_bp = register_wide_hw_breakpoint(&attr, kc_perf_bp_hit,
+							 NULL);
+		if (IS_ERR((void __force *)kc_perf_bp)) {
+			ret = PTR_ERR((void __force *)kc_perf_bp);
+			kc_perf_bp = NULL;
+		}
+	} else if (!on && kc_perf_bp) {
+		unregister_wide_hw_breakpoint(kc_perf_bp);
+		kc_perf_bp = NULL;
+	}
+	mutex_unlock(&kc_perf_bp_lock);
+	return ret;
+}
+
+static ssize_t kc_perf_bp_write(struct file *file, const char __user *buf,
+				size_t count, loff_t *ppos)
+{
+	bool on;
+	int ret = kstrtobool_from_user(buf, count, &on);
+
+	if (!ret)
+		ret = kc_perf_bp_set(on);
+	return ret ? ret : count;
+}
+
+static ssize_t kc_perf_bp_read(struct file *file, char __user *buf,
+			       size_t count, loff_t *ppos)
+{
+	char text[32];
+	int len = scnprintf(text, sizeof(text), "%ld\n",
+			    atomic_long_read(&kc_perf_bp_hits));
+
+	return simple_read_from_buffer(buf, count, ppos, text, len);
+}
+
+static const struct file_operations kc_perf_bp_fops = {
+	.write = kc_perf_bp_write,
+	.read = kc_perf_bp_read,
+};
+
+/*
  * Any write: wait for every RCU callback queued so far, so that a memory
  * reading taken next does not count what is merely waiting to be freed.
  */
@@ -1946,6 +2022,7 @@ static int __init kc_planted_init(void)
 	debugfs_create_file("run", 0200, kc_dir, NULL, &kc_run_fops);
 	debugfs_create_file("facts", 0400, kc_dir, NULL, &kc_facts_fops);
 	debugfs_create_file("debugregs", 0400, kc_dir, NULL, &kc_drs_fops);
+	debugfs_create_file("perf_bp", 0600, kc_dir, NULL, &kc_perf_bp_fops);
 	debugfs_create_file("rcu_barrier", 0200, kc_dir, NULL,
 			    &kc_rcu_barrier_fops);
 	return 0;
@@ -1971,6 +2048,7 @@ free_r7:
 static void __exit kc_planted_exit(void)
 {
 	debugfs_remove_recursive(kc_dir);
+	kc_perf_bp_set(false);
 	hrtimer_cancel(&kc_r5_timer);
 	hrtimer_cancel(&kc_r6_timer);
 	hrtimer_cancel(&kc_r17_timer);

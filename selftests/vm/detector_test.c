@@ -290,6 +290,98 @@ TEST_F_TIMEOUT(planted, disabled_means_no_probe_and_no_sampling, 150)
 	ASSERT_TRUE(all_probes_disabled("kc_r1_")) TH_LOG("kprobes list");
 }
 
+#define PERF_BP		"/sys/kernel/debug/kc_planted/perf_bp"
+#define DEBUGREGS	"/sys/kernel/debug/kc_planted/debugregs"
+
+static long perf_bp_hits(void)
+{
+	char buf[32];
+
+	return kc_read_file(PERF_BP, buf, sizeof(buf)) > 0 ?
+	       strtol(buf, NULL, 10) : -1;
+}
+
+/*
+ * Every online CPU has a debug register enabled in DR7 that holds @addr;
+ * @why says which CPU does not, or how many do.
+ */
+static bool every_cpu_watches(unsigned long addr, char *why, size_t size)
+{
+	char buf[4096], *line, *save = NULL, name[8];
+	unsigned long dr[4], dr7;
+	int lines = 0, i;
+
+	if (kc_read_file(DEBUGREGS, buf, sizeof(buf)) <= 0) {
+		snprintf(why, size, "no debugregs file");
+		return false;
+	}
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save), lines++) {
+		bool held = false;
+
+		if (sscanf(line, "%7s dr7=%lx dr0=%lx dr1=%lx dr2=%lx dr3=%lx",
+			   name, &dr7, &dr[0], &dr[1], &dr[2], &dr[3]) != 6) {
+			snprintf(why, size, "unreadable: %s", line);
+			return false;
+		}
+		for (i = 0; i < 4; i++)
+			held |= dr[i] == addr && (dr7 & (3UL << (2 * i)));
+		if (!held) {
+			snprintf(why, size, "%s", line);
+			return false;
+		}
+	}
+	snprintf(why, size, "%d CPUs", lines);
+	return lines > 0;
+}
+
+/*
+ * perf's hardware breakpoints beside the detector's, on the very word it
+ * watches (R1's counter): the detector still reports the race, and perf's
+ * breakpoint still fires and still sits in a debug register on every CPU,
+ * while the detector samples, after it stops and after it unloads. The
+ * detector recognises its own register by its parking address, never by
+ * the address it watches, which perf's holds too.
+ */
+TEST_F_TIMEOUT(planted, perf_breakpoint_on_the_watched_word_keeps_working, 150)
+{
+	static const char * const needles[] = {
+		"BUG: KCOLLIDER: data-race in kc_r1_dec / kc_r1_inc", NULL,
+	};
+	unsigned long addr;
+	char val[64], why[256];
+	long hits;
+
+	ASSERT_TRUE(planted_fact("r1_count", val, sizeof(val)));
+	addr = strtoul(val, NULL, 16);
+	ASSERT_EQ(0, kc_write_file(PERF_BP, "1")) TH_LOG("%s", strerror(errno));
+	hits = perf_bp_hits();
+	ASSERT_EQ(0, run_scenario("r1", 300));
+	ASSERT_LT(hits, perf_bp_hits());
+
+	ASSERT_EQ(0, kc_write_attr("targets",
+				   "kc_planted:kc_r1_inc,kc_planted:kc_r1_dec"));
+	ASSERT_EQ(0, kc_enable());
+	ASSERT_TRUE(run_until("r1", 60, needles, report, sizeof(report)))
+		TH_LOG("no R1 report beside perf's breakpoint; log:\n%.3000s",
+		       read_reports());
+	ASSERT_TRUE(every_cpu_watches(addr, why, sizeof(why))) TH_LOG("%s", why);
+
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	hits = perf_bp_hits();
+	ASSERT_EQ(0, run_scenario("r1", 300));
+	ASSERT_LT(hits, perf_bp_hits());
+	ASSERT_TRUE(every_cpu_watches(addr, why, sizeof(why))) TH_LOG("%s", why);
+
+	ASSERT_EQ(0, kc_unload_module("kcollider"));
+	self->loaded = false;
+	hits = perf_bp_hits();
+	ASSERT_EQ(0, run_scenario("r1", 300));
+	ASSERT_LT(hits, perf_bp_hits());
+	ASSERT_TRUE(every_cpu_watches(addr, why, sizeof(why))) TH_LOG("%s", why);
+	ASSERT_EQ(0, kc_write_file(PERF_BP, "0"));
+}
+
 static void *run_r1_5s(void *unused)
 {
 	run_scenario("r1", 5000);
