@@ -19,12 +19,13 @@
 #
 # Both the kcsan and the kcollider mode end with the real workload when
 # BENCH_KCSAN_REAL (seconds, default 300; 0: none) is set: a stress-ng mix
-# on tmpfs, once under KCSAN, and under kcollider (targets=all) once at the
-# default budget and once at the hunt's. The kernel log of each run, between
+# on tmpfs, once under KCSAN, and under kcollider (targets=all) once per
+# run of BENCH_KCSAN_KC_RUNS (below). The kernel log of each run, between
 # "kc-bench: real start NAME" and "kc-bench: real end NAME", goes to
 # OUTDIR/real.txt; the kernel's function names to OUTDIR/functions.txt
 # (bench-kcsan-real.sh compares the two kernels' reports by function pair).
 # BENCH_KCSAN_PARTS ("planted real") leaves out either part.
+#
 # Workload timings go to OUTDIR/workload.txt, one "NAME MODE SECONDS" line
 # each. Timings are reported as ratios only: the host is shared.
 set -u
@@ -169,24 +170,35 @@ kcollider_mode() {
 	rmmod kcollider
 }
 
-# The two budgets of the comparison: the default one, and the hunt's (the
-# settings of hunt-guest.sh).
+# kcollider's runs (BENCH_KCSAN_KC_RUNS, default "default hunt"): the
+# default budget; the hunt's (the settings of hunt-guest.sh); and
+# hunt-percpu, the hunt's with %gs-relative accesses sampled too. Each
+# run's counters go to OUTDIR/real-stats.txt, "RUN NAME VALUE" a line.
 kcollider_real() {
 	local module=$1 name
 	real_log_start
-	for name in default hunt; do
+	: > "$out/real-stats.txt"
+	for name in ${BENCH_KCSAN_KC_RUNS:-default hunt}; do
 		insmod "$module" targets=all || exit 1
-		if [ $name = hunt ]; then
+		case $name in
+		default) ;;
+		hunt | hunt-percpu)
 			echo "${HUNT_RATE:-200}" > $kc_sys/sample_rate || exit 1
 			echo "${HUNT_BUDGET:-100}" > $kc_sys/overhead_permille || exit 1
-		fi
+			[ $name = hunt ] || echo 1 > $kc_sys/sample_percpu || exit 1
+			;;
+		*) echo "bench-kcsan-guest: unknown run $name" >&2; exit 2 ;;
+		esac
 		echo "# real $name: sample_rate $(cat $kc_sys/sample_rate)," \
-		     "overhead_permille $(cat $kc_sys/overhead_permille)"
+		     "overhead_permille $(cat $kc_sys/overhead_permille)," \
+		     "sample_percpu $(cat $kc_sys/sample_percpu)"
 		kc_on
 		real_workload "$name"
 		kc_off
-		awk -v n=$name '$1 ~ /^(sites|fired|samples|races|unknown_origin)$/ { s = s " " $1 " " $2 }
-			END { print "# real " n ":" s }' /sys/kernel/debug/kcollider/stats
+		sed "s/^/$name /" /sys/kernel/debug/kcollider/stats >> "$out/real-stats.txt"
+		awk -v n=$name '$1 ~ /^(sites|fired|samples|races|unknown_origin|skipped_percpu_denied)$/ {
+			s = s " " $1 " " $2 } END { print "# real " n ":" s }' \
+			/sys/kernel/debug/kcollider/stats
 		rmmod kcollider || exit 1
 	done
 	real_log_stop

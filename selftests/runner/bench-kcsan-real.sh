@@ -58,67 +58,91 @@ functions "$kres" > "$tmp/kf"
 functions "$cres" > "$tmp/cf"
 comm -12 "$tmp/kf" "$tmp/cf" > "$tmp/both"
 
+# kcollider's runs, in the order they ran (bench-kcsan-guest.sh names them)
+runs=$(sed -n 's/.*kc-bench: real start \([a-z-]*\)$/\1/p' "$cres/real.txt" | tr '\n' ' ')
+[ -n "$runs" ] || die "no kcollider run in $cres/real.txt"
 pairs "$kres" kcsan > "$tmp/kcsan"
-pairs "$cres" default > "$tmp/default"
-pairs "$cres" hunt > "$tmp/hunt"
+for r in $runs; do pairs "$cres" "$r" > "$tmp/run-$r"; done
 
-# One row per distinct pair: who reported it, how often, kcollider's facts
-# (the hunt's report first: it has more), and whether both kernels have
-# its functions.
-awk -F'\t' -v both="$tmp/both" '
+# One row per distinct pair: whether both kernels have its functions, how
+# often each run reported it, and kcollider's facts (from its last run's
+# report that has them: the hunt's have more).
+awk -F'\t' -v both="$tmp/both" -v runs="kcsan $runs" '
 	BEGIN { while ((getline fn < both) > 0) have[fn] = 1; have["?"] = 1 }
-	FNR == 1 { src = FILENAME; sub(/.*\//, "", src) }
+	FNR == 1 { src = FILENAME; sub(/.*\//, "", src); sub(/^run-/, "", src) }
 	{
 		p = $1; n[p, src]++; seen[p] = 1
-		if (src != "kcsan" && !(p in facts)) facts[p] = $2 "\t" $3 "\t" $4
-		if (src == "hunt") facts[p] = $2 "\t" $3 "\t" $4
+		if (src != "kcsan") facts[p] = $2 "\t" $3 "\t" $4
 	}
 	END {
+		nr = split(runs, r, " ")
 		for (p in seen) {
 			split(p, f, " / ")
-			cmp = (f[1] in have) && (f[2] in have)
-			printf "%s\t%d\t%d\t%d\t%d\t%s\n", p, cmp, n[p, "kcsan"],
-				n[p, "default"], n[p, "hunt"],
-				p in facts ? facts[p] : "-\t-\t-"
+			printf "%s\t%d", p, (f[1] in have) && (f[2] in have)
+			for (i = 1; i <= nr; i++)
+				printf "\t%d", n[p, r[i]]
+			printf "\t%s\n", p in facts ? facts[p] : "-\t-\t-"
 		}
-	}' "$tmp/kcsan" "$tmp/default" "$tmp/hunt" | sort > "$tmp/rows"
+	}' "$tmp/kcsan" $(for r in $runs; do echo "$tmp/run-$r"; done) | sort > "$tmp/rows"
 
+# Columns of a row: 1 pair, 2 comparable, 3 KCSAN's count, 4.. each run's,
+# then class, marking, object.
+nruns=$(echo $runs | wc -w)
 {
-	echo "pair,comparable,kcsan_reports,kc_default_reports,kc_hunt_reports,class,marking,object"
+	printf "pair,comparable,kcsan"
+	for r in $runs; do printf ",kc_%s" "$r"; done
+	echo ",class,marking,object"
 	tr '\t' ',' < "$tmp/rows"
 } > "$prefix.csv"
 
-count() { awk -F'\t' "$1" "$tmp/rows"; }
+count() { awk -F'\t' -v k="$nruns" "$1" "$tmp/rows" | wc -l; }
+# the kcollider side of a row: any of its runs reported it
+any_kc='function kc(  i, s) { for (i = 4; i < 4 + k; i++) s += $i; return s }'
+column() { awk -v r="$1" -v runs="$runs" 'BEGIN { n = split(runs, a, " "); for (i = 1; i <= n; i++) if (a[i] == r) print i + 3 }'; }
+row() {
+	local IFS=$'\t' f
+	read -r -a f <<< "$1"
+	printf "%-62s %5s" "${f[0]}" "${f[2]}"
+	for ((i = 3; i < 3 + nruns; i++)); do printf " %11s" "${f[$i]}"; done
+	printf "  %-12s %-12s %s\n" "${f[$((3 + nruns))]}" "${f[$((4 + nruns))]}" "${f[$((5 + nruns))]}"
+}
+stat_of() { awk -v r="$1" -v k="$2" '$1 == r && $2 == k { print $3 }' "$cres/real-stats.txt" 2> /dev/null; }
 {
 	echo "Real workload: stress-ng (pipe sockpair dir dentry rename fork futex mmap sigq, tmpfs)," \
 	     "$(cat "$kres/real-seconds" 2> /dev/null || echo ?) s under KCSAN," \
 	     "$(cat "$cres/real-seconds" 2> /dev/null || echo ?) s per kcollider run"
 	echo "KCSAN: $(cat "$kres/kernel" 2> /dev/null || echo ?) (6.1 defaults);" \
-	     "kcollider: $(cat "$cres/kernel" 2> /dev/null || echo ?), targets=all," \
-	     "default budget, then the hunt's"
+	     "kcollider: $(cat "$cres/kernel" 2> /dev/null || echo ?), targets=all, runs: $runs"
+	for r in $runs; do
+		echo "  kcollider $r: $(stat_of "$r" samples) samples, $(stat_of "$r" fired) fired," \
+		     "$(stat_of "$r" races) races, $(stat_of "$r" unknown_origin) unknown origin," \
+		     "$(stat_of "$r" skipped_percpu_denied) per-CPU refusals"
+	done
 	echo "functions in both kernels: $(wc -l < "$tmp/both")" \
 	     "(KCSAN kernel $(wc -l < "$tmp/kf"), Debian's $(wc -l < "$tmp/cf"))"
 	echo
-	printf "%-64s %5s %5s %5s  %-14s %-12s %s\n" "pair (functions in both kernels)" \
-		KCSAN kc-df kc-hn class marking object
-	count '$2 == 1' | while IFS=$'\t' read -r p _ k d h c m o; do
-		printf "%-64s %5s %5s %5s  %-14s %-12s %s\n" "$p" "$k" "$d" "$h" "$c" "$m" "$o"
-	done
+	printf "%-62s %5s" "pair (functions in both kernels)" KCSAN
+	for r in $runs; do printf " %11s" "$r"; done
+	printf "  %-12s %-12s %s\n" class marking object
+	awk -F'\t' '$2 == 1' "$tmp/rows" | while IFS= read -r l; do row "$l"; done
 	echo
 	echo "pairs with a function only one kernel has (not comparable):"
-	count '$2 == 0' | while IFS=$'\t' read -r p _ k d h c m o; do
-		printf "  %-62s %5s %5s %5s  %-14s %-12s %s\n" "$p" "$k" "$d" "$h" "$c" "$m" "$o"
-	done
+	awk -F'\t' '$2 == 0' "$tmp/rows" | while IFS= read -r l; do row "$l"; done
 	echo
 	echo "distinct comparable pairs:" \
-	     "both $(count '$2 == 1 && $3 > 0 && $4 + $5 > 0' | wc -l)," \
-	     "KCSAN only $(count '$2 == 1 && $3 > 0 && $4 + $5 == 0' | wc -l)," \
-	     "kcollider only $(count '$2 == 1 && $3 == 0 && $4 + $5 > 0' | wc -l)"
-	echo "distinct pairs in all: KCSAN $(count '$3 > 0' | wc -l)," \
-	     "kcollider default budget $(count '$4 > 0' | wc -l)" \
-	     "(harmful $(count '$4 > 0 && $6 == "harmful"' | wc -l))," \
-	     "hunt budget $(count '$5 > 0' | wc -l)" \
-	     "(harmful $(count '$5 > 0 && $6 == "harmful"' | wc -l))"
-	echo "KCSAN pairs among functions both kernels have, reported by kcollider's hunt:" \
-	     "$(count '$2 == 1 && $3 > 0 && $5 > 0' | wc -l) of $(count '$2 == 1 && $3 > 0' | wc -l)"
+	     "both $(count "$any_kc"' $2 == 1 && $3 > 0 && kc() > 0')," \
+	     "KCSAN only $(count "$any_kc"' $2 == 1 && $3 > 0 && kc() == 0')," \
+	     "kcollider only $(count "$any_kc"' $2 == 1 && $3 == 0 && kc() > 0')"
+	printf "distinct pairs in all: KCSAN %s" "$(count '$3 > 0')"
+	for r in $runs; do
+		c=$(column "$r")
+		printf ", kcollider %s %s (harmful %s)" "$r" "$(count "\$$c > 0")" \
+			"$(count "\$$c > 0 && \$(4 + k) == \"harmful\"")"
+	done
+	echo
+	for r in $runs; do
+		c=$(column "$r")
+		echo "KCSAN pairs among functions both kernels have, reported by kcollider $r:" \
+		     "$(count "\$2 == 1 && \$3 > 0 && \$$c > 0") of $(count '$2 == 1 && $3 > 0')"
+	done
 } | tee "$prefix.txt"
