@@ -62,7 +62,7 @@ export KDIR FLAVOUR VM_CPUS BUILD KERNEL
 .PHONY: all kmod user selftests deps check run clean checkpatch sparse kdir-check bench soak \
 	bench-detect after-deps-check after-deps-run after-deps-bench print-kdir print-krel \
 	install uninstall dkms-src dkms-install deb hunt after-deps-hunt fuzz after-deps-fuzz \
-	bench-kcsan after-deps-bench-kcsan
+	bench-kcsan after-deps-bench-kcsan hunt-soak after-deps-hunt-soak
 
 all: kmod user
 
@@ -87,7 +87,7 @@ deps:
 # machine: this make read the Makefile before "make deps" installed the
 # kernel headers, so everything after deps runs in a new make, which looks
 # the build tree up again.
-check run bench hunt soak: deps
+check run bench hunt hunt-soak soak: deps
 	@$(KERNEL_CMD) $(MAKE) --no-print-directory after-deps-$@
 
 after-deps-check: selftests
@@ -114,6 +114,11 @@ print-krel:
 # sockets for HUNT_SECS (default 300), races grouped with TSO verdicts.
 after-deps-hunt: selftests
 	@VM_IMAGE="$(VM_IMAGE)" KREL="$(KREL)" selftests/runner/hunt.sh
+
+# HUNT_SOAK (default 10) hunts, a fresh VM each; any failed hunt or splat
+# in the guest's log fails it (KERNEL=debug: on the debug kernel).
+after-deps-hunt-soak: selftests
+	@VM_IMAGE="$(VM_IMAGE)" KREL="$(KREL)" selftests/runner/hunt-soak.sh
 
 # Coverage-guided fuzzing of the CLI's parsers (report, tso, litmus):
 # libFuzzer + ASan + UBSan (clang, installed by "deps.sh FLAVOUR fuzz"),

@@ -9,7 +9,8 @@
 # within HUNT_BUDGET thousandths of the CPUs' time (default 100), then
 # prints the races grouped by function pair,
 # their TSO verdicts and kcollider's counters. The report log is kept in
-# build/results/hunt/reports.log. Environment as for check.sh.
+# build/results/hunt/reports.log (HUNT_RESULTS: another directory).
+# Environment as for check.sh.
 #
 # What the source marks: HUNT_MARK (directories of .ko files with DWARF,
 # e.g. the linux-image-*-dbg package's /usr/lib/debug/lib/modules/REL)
@@ -21,7 +22,7 @@
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-results=${BUILD:-$top/build}/results/hunt
+results=${HUNT_RESULTS:-${BUILD:-$top/build}/results/hunt}
 secs=${HUNT_SECS:-300}
 case $secs in
 ''|*[!0-9]*) echo "hunt: HUNT_SECS=$secs: not a number of seconds" >&2; exit 2 ;;
