@@ -124,7 +124,8 @@ tailer=$!
 # VM_PIN_VCPUS=1 (the benchmarks): vCPU n runs on host CPU n modulo the
 # host's count. Left to the host's scheduler, the two vCPUs a benchmark
 # pins its workload to shared one host core in some minutes and not in
-# others, and one boot's "off" runs took 480 or 820 ms a unit.
+# others, and the same boot's "off" runs differed by more than the effect
+# measured.
 pin_vcpus() {
 	local qemu_pid=$1 n=$(nproc) t name i
 	for i in $(seq 100); do

@@ -880,9 +880,9 @@ static int run_h1_held(const char *permille, struct held_run *r)
 /*
  * The stall governor caps what one thread is held, not only what all of
  * them are: H1 is one thread on one site that hits its breakpoint again
- * the moment it is let go, so at 1000/s it would be held nearly all its
- * time. Capped by the CPUs' time alone (a quarter of 4 vCPUs: all of one
- * thread's), the pipe benchmark ran 3.1x slower at 1000/s.
+ * the moment it is let go, so at a high rate it would be held nearly all
+ * its time. Capped by the CPUs' time alone (a quarter of 4 vCPUs: all of
+ * one thread's), a pipe workload slows down several times over.
  */
 TEST_F_TIMEOUT(engine, one_thread_is_held_at_most_a_share_of_its_time, 600)
 {
@@ -891,9 +891,9 @@ TEST_F_TIMEOUT(engine, one_thread_is_held_at_most_a_share_of_its_time, 600)
 		double max;
 	} caps[] = {
 		/*
-		 * The share, and what overruns it: the stalls under way
-		 * when the armer looked (0.18-0.32 measured at a quarter;
-		 * 0.87-0.88 capped by the CPUs' time alone).
+		 * The share, and room for what overruns it: the stalls
+		 * under way when the armer looked. Capped by the CPUs'
+		 * time alone the thread is held nearly all its time.
 		 */
 		{ "250", 0.45 },
 		{ "100", 0.25 },
@@ -915,8 +915,8 @@ TEST_F_TIMEOUT(engine, one_thread_is_held_at_most_a_share_of_its_time, 600)
 		ASSERT_LE(r.share, caps[i].max);
 		/*
 		 * Arming paced to what the thread may be held for: hits
-		 * skipped as over its share are a trap each, not a sample
-		 * (19-20 for 306-348 samples measured at a quarter).
+		 * skipped as over its share are a trap each, not a sample,
+		 * and fewer than the samples.
 		 */
 		ASSERT_LE(r.skipped, r.samples);
 	}
@@ -1296,8 +1296,9 @@ TEST_F_TIMEOUT(soak, load_unload_with_hot_targets, 36000)
 /*
  * 65 specs at load: refused (-ENOSPC) before anything is registered. The
  * first engine left the first 64 targets' kprobes registered, their
- * handlers in the freed module. The valid load builds vmlinux's table:
- * over the harness's default 30 s on the debug kernel beside another VM.
+ * handlers in the freed module. The valid load builds vmlinux's table,
+ * which can take longer than the harness's default timeout on the debug
+ * kernel.
  */
 TEST_F_TIMEOUT(soak, too_many_specs_at_load_leave_nothing, 300)
 {
