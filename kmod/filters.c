@@ -44,6 +44,7 @@ static const char * const kc_filter_names[KC_NR_FILTERS] = {
 	[KC_FILTER_MEMORY_REUSE] = "memory-reuse",
 	[KC_FILTER_MARKED_ATOMIC] = "marked-atomic",
 	[KC_FILTER_MARKED] = "marked",
+	[KC_FILTER_OWN_WAKEUP] = "own-wakeup",
 };
 
 static bool kc_filter_enabled[KC_NR_FILTERS] = {
@@ -682,6 +683,41 @@ static bool kc_filter_on(enum kc_filter f)
 	return !READ_ONCE(kc_filters_strict) && READ_ONCE(kc_filter_enabled[f]);
 }
 
+/* ---- own-wakeup: the stall's sleep, not the code, made the race ---- */
+
+static bool kc_is_wakeup_function(unsigned long ip)
+{
+	char name[KSYM_SYMBOL_LEN];
+
+	kc_symbol_name(ip, name);
+	return !strcmp(name, "try_to_wake_up") ||
+	       !strcmp(name, "sched_ttwu_pending") ||
+	       !strncmp(name, "ttwu_", 5);
+}
+
+/*
+ * A sleeping window leaves the sampled task asleep at the sampled access,
+ * and the timer that ends the sleep wakes it: try_to_wake_up() reads and
+ * writes the task's own task_struct (its state, in_iowait,
+ * sched_remote_wakeup, ...), words the task itself writes while running
+ * ("strictly current" bit-fields). Such a racer is the wakeup of the
+ * sampled task by the detector's own timer: a race that never happens
+ * unless the detector puts the task to sleep there.
+ */
+static bool kc_is_own_wakeup(const struct kc_report *r)
+{
+	unsigned int i;
+
+	if (!r->own_task_slept || !r->has_racer)
+		return false;
+	if (kc_is_wakeup_function(r->racer.ip))
+		return true;
+	for (i = 0; i < r->racer.nr_stack; i++)
+		if (kc_is_wakeup_function(r->racer.stack[i]))
+			return true;
+	return false;
+}
+
 /*
  * The worker's verdict on a report: the benign filter that matched, or -1
  * for harmful. Sets r->idempotent (marked, never pruned: DataCollider's
@@ -695,6 +731,9 @@ int kc_filters_classify(struct kc_report *r)
 			r->sampled.access == KC_ACC_WRITE;
 	if (kc_filter_on(KC_FILTER_SUPPRESSED) && kc_is_suppressed(r))
 		return KC_FILTER_SUPPRESSED;
+	/* the detector's own doing outranks any reading of the code */
+	if (kc_filter_on(KC_FILTER_OWN_WAKEUP) && kc_is_own_wakeup(r))
+		return KC_FILTER_OWN_WAKEUP;
 	/* the source outranks what the instructions suggest */
 	if (kc_filter_on(KC_FILTER_MARKED) && kc_is_marked_by_source(r))
 		return KC_FILTER_MARKED;

@@ -170,6 +170,11 @@ struct kc_report {
 	bool obj_typesafe;		/* SLAB_TYPESAFE_BY_RCU: reuse is no free */
 	bool obj_freed;			/* freed (and maybe reused) in the window */
 	bool idempotent;		/* a write of the value already there */
+	/*
+	 * The window slept and the word is in the sampled task's own
+	 * task_struct: the scheduler's wakeup of that very task touches it.
+	 */
+	bool own_task_slept;
 	bool values_valid;		/* old/new read while fully watched */
 	/*
 	 * An unaligned access is watched through the aligned range that
@@ -214,6 +219,7 @@ enum kc_filter {
 	KC_FILTER_MEMORY_REUSE,
 	KC_FILTER_MARKED_ATOMIC,
 	KC_FILTER_MARKED,
+	KC_FILTER_OWN_WAKEUP,
 	KC_NR_FILTERS,
 };
 

@@ -931,6 +931,9 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 	} else {
 		atomic_long_inc(&kc_stats.window_partial);
 	}
+	r->own_task_slept = sleep &&
+			    s->addr + s->size > (unsigned long)current &&
+			    s->addr < (unsigned long)(current + 1);
 	r->has_racer = kc_watch_take_trap(s->slot, &r->racer, &r->racer_regs);
 	r->nr_traps = min(kc_watch_nr_traps(s->slot), 255U);
 	r->traps_one_site = kc_watch_traps_one_site(s->slot);

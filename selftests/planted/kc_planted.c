@@ -1620,6 +1620,20 @@ noinline void kc_n17_peek(void)
 	kc_n17_sink += per_cpu(kc_n16_static, cpu);
 }
 
+/*
+ * N18 (no race): a task writes a bit-field of its own task_struct, one of
+ * those only the task itself writes while it runs ("strictly current").
+ * A sleeping window of the detector puts the task to sleep at that store,
+ * and the wakeup that ends the sleep reads and writes the same word
+ * (in_iowait, sched_remote_wakeup): the detector's own doing, never a
+ * harmful report. user_dumpable is only read for a task without its mm
+ * at a core dump, which a kthread never has.
+ */
+noinline void kc_n18_own_bits(void)
+{
+	current->user_dumpable = 0;
+}
+
 /* ---- running a scenario ---- */
 
 static int kc_worker_fn(void *data)
@@ -1713,6 +1727,7 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "r28", { kc_r28_push, kc_r28_drain }, { 0, 1 } },
 	{ "n16", { kc_n16_inc, kc_n16_peek }, { 0, 1 } },
 	{ "n17", { kc_n17_peek }, { 1 } },
+	{ "n18", { kc_n18_own_bits }, { 0 } },
 };
 
 /* Sleeps @ms, or less when the writer is signalled; -EINTR then. */

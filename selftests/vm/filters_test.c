@@ -186,6 +186,21 @@ TEST_F_TIMEOUT(filters, n8_atomic_read_vs_atomic_set_is_marked_atomic, 120)
 			   "kcollider: benign: filter=marked-atomic ");
 }
 
+/*
+ * N18: a store to a bit-field of the task's own task_struct. The sleeping
+ * window puts the task to sleep there, and its wakeup touches the same
+ * word: own-wakeup, the detector's doing, never a full report.
+ */
+TEST_F_TIMEOUT(filters, n18_own_task_word_touched_by_its_wakeup_is_own_wakeup, 120)
+{
+	expect_benign_only(_metadata, "kc_planted:kc_n18_own_bits", "n18",
+			   "kcollider: benign: filter=own-wakeup "
+			   "sampled=kc_n18_own_bits");
+	ASSERT_GE(kc_stat("benign_own-wakeup"), 1);
+	ASSERT_EQ(NULL, strstr(read_reports(), "kcollider: class: harmful"))
+		TH_LOG("%.2000s", read_reports());
+}
+
 TEST_F_TIMEOUT(filters, r2_plain_pair_stays_harmful_marking_unknown, 120)
 {
 	ASSERT_EQ(0, start("kc_planted:kc_r2_write kc_planted:kc_r2_read"));
