@@ -166,7 +166,27 @@ static unsigned int kc_pace;
  * (arming, retiring, scrubbing, registering). What it cannot see is not
  * counted: a trap's entry and exit, the watch IPIs on other CPUs.
  */
+enum kc_cost_part {
+	KC_COST_STALL,		/* sampled threads held */
+	KC_COST_HANDLER,	/* the int3 handler */
+	KC_COST_POOL_WORK,	/* the pool's work item: scrubbing visits' pages */
+	KC_COST_ARMER,		/* the armer thread: arming, retiring */
+	KC_COST_KEEPER,		/* the keeper thread: registering, reaping */
+	KC_NR_COSTS,
+};
+
+static const char * const kc_cost_names[KC_NR_COSTS] = {
+	[KC_COST_STALL] = "stall",
+	[KC_COST_HANDLER] = "handler",
+	[KC_COST_POOL_WORK] = "pool_work",
+	[KC_COST_ARMER] = "armer",
+	[KC_COST_KEEPER] = "keeper",
+};
+
 static u64 kc_cost_seen_ns;
+/* since sampling started, by part: where the budget went */
+static u64 kc_cost_part_seen_ns[KC_NR_COSTS];
+static u64 kc_cost_part_total_ns[KC_NR_COSTS];
 static unsigned int kc_cost_permille;	/* of the online CPUs, last period */
 /*
  * In 2^20ths of the cap: a budget may buy a millionth of a high cap. Up
@@ -546,19 +566,45 @@ static u64 kc_task_runtime(struct task_struct *t)
 	return t ? READ_ONCE(t->se.sum_exec_runtime) : 0;
 }
 
-/* What sampled threads, the handler and the pool's work have cost, in ns. */
-static u64 kc_cost_base_ns(void)
+/*
+ * What each part has cost so far, in ns; the threads' since they started
+ * (0 when called from elsewhere than the armer, before they run).
+ */
+static void kc_cost_parts(u64 *part, bool threads)
 {
-	return (u64)atomic_long_read(&kc_stats.stall_us) * NSEC_PER_USEC +
-	       kc_sum64(offsetof(struct kc_cpu_counts, handler_ns)) +
-	       kc_pool_work_ns();
+	part[KC_COST_STALL] = (u64)atomic_long_read(&kc_stats.stall_us) *
+			      NSEC_PER_USEC;
+	part[KC_COST_HANDLER] = kc_sum64(offsetof(struct kc_cpu_counts,
+						  handler_ns));
+	part[KC_COST_POOL_WORK] = kc_pool_work_ns();
+	part[KC_COST_ARMER] = threads ? kc_task_runtime(current) : 0;
+	part[KC_COST_KEEPER] = threads ?
+			       kc_task_runtime(READ_ONCE(kc_keeper)) : 0;
 }
 
-/* The armer's: and its own threads since they started. */
+static u64 kc_cost_sum(const u64 *part)
+{
+	u64 sum = 0;
+	int i;
+
+	for (i = 0; i < KC_NR_COSTS; i++)
+		sum += part[i];
+	return sum;
+}
+
+/* The armer's: what its period cost, by part, into the totals. */
 static u64 kc_cost_ns(void)
 {
-	return kc_cost_base_ns() + kc_task_runtime(current) +
-	       kc_task_runtime(READ_ONCE(kc_keeper));
+	u64 part[KC_NR_COSTS];
+	int i;
+
+	kc_cost_parts(part, true);
+	for (i = 0; i < KC_NR_COSTS; i++) {
+		WRITE_ONCE(kc_cost_part_total_ns[i], kc_cost_part_total_ns[i] +
+			   part[i] - kc_cost_part_seen_ns[i]);
+		kc_cost_part_seen_ns[i] = part[i];
+	}
+	return kc_cost_sum(part);
 }
 
 /* The armer's, once a period of @dt ns. */
@@ -856,7 +902,9 @@ int kc_sampler_start(void)
 	WRITE_ONCE(kc_pace, KC_PACE_FULL);
 	/* the budget's pace falls within a period if the cost is too high */
 	WRITE_ONCE(kc_budget_pace, KC_BUDGET_FULL);
-	kc_cost_seen_ns = kc_cost_base_ns();
+	kc_cost_parts(kc_cost_part_seen_ns, false);
+	kc_cost_seen_ns = kc_cost_sum(kc_cost_part_seen_ns);
+	memset(kc_cost_part_total_ns, 0, sizeof(kc_cost_part_total_ns));
 	kc_cost_total_ns = 0;
 	kc_budget_total_ns = 0;
 	kc_bought_fired_seen = kc_sampler_fired();
@@ -901,6 +949,10 @@ void kc_sampler_stats(struct seq_file *m)
 	for (i = 0; i < KC_NR_LIMITS; i++)
 		seq_printf(m, "rate_lost_%s %llu\n", kc_limit_names[i],
 		     div_u64(READ_ONCE(kc_lost_ns[i]), NSEC_PER_SEC));
+	for (i = 0; i < KC_NR_COSTS; i++)
+		seq_printf(m, "cost_%s_ms %llu\n", kc_cost_names[i],
+			   div_u64(READ_ONCE(kc_cost_part_total_ns[i]),
+				   NSEC_PER_MSEC));
 	seq_printf(m, "hits %lu\nfired %lu\nhits_spent %lu\narms %lu\n"
 		   "register_failures %lu\narmed_expired %lu\n"
 		   "armed_expired_kept %lu\n"

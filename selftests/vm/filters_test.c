@@ -199,6 +199,12 @@ TEST_F_TIMEOUT(filters, n18_own_task_word_touched_by_its_wakeup_is_own_wakeup, 1
 	ASSERT_GE(kc_stat("benign_own-wakeup"), 1);
 	ASSERT_EQ(NULL, strstr(read_reports(), "kcollider: class: harmful"))
 		TH_LOG("%.2000s", read_reports());
+	/* the filter, not chance, kept it out: off, the wakeup is reported */
+	ASSERT_EQ(0, kc_write_attr("filters", "own-wakeup=off"));
+	ASSERT_TRUE(run_until_report("n18", "kcollider: class: harmful", 30))
+		TH_LOG("%.2000s", read_reports());
+	ASSERT_NE(NULL, strstr(read_reports(), "kc_n18_own_bits"))
+		TH_LOG("%.2000s", read_reports());
 }
 
 TEST_F_TIMEOUT(filters, r2_plain_pair_stays_harmful_marking_unknown, 120)
