@@ -4,7 +4,8 @@
  * without parsing the console; "control", which takes the words syzkaller
  * writes to KCSAN's control file ("on", "off") plus target specs; "stats",
  * the counters; "arm_latency_ns" and "visited", for the benchmarks;
- * "watched", the ranges recently watched, for the tests.
+ * "watched", the ranges recently watched, and "rescue_selftest", for the
+ * tests.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -111,6 +112,21 @@ static const struct file_operations kc_visited_fops = {
 	.release = single_release,
 };
 
+/* Any write runs it; the write fails if the rescue failed. */
+static ssize_t kc_rescue_test_write(struct file *file, const char __user *ubuf,
+				    size_t count, loff_t *ppos)
+{
+	int ret = kc_pool_rescue_selftest();
+
+	return ret ? ret : count;
+}
+
+static const struct file_operations kc_rescue_test_fops = {
+	.owner = THIS_MODULE,
+	.write = kc_rescue_test_write,
+	.llseek = noop_llseek,
+};
+
 /* what the stats file calls each reason a sample was skipped */
 static const char * const kc_skip_names[KC_NR_SKIPS] = {
 	[KC_SKIP_NMI] = "nmi",
@@ -195,6 +211,8 @@ int kc_debugfs_init(void)
 			    &kc_visited_fops);
 	debugfs_create_file("stats", 0444, kc_debugfs_dir, NULL,
 			    &kc_stats_fops);
+	debugfs_create_file("rescue_selftest", 0200, kc_debugfs_dir, NULL,
+			    &kc_rescue_test_fops);
 	return 0;
 }
 

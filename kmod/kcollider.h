@@ -2,6 +2,7 @@
 /*
  * Internal interfaces between the module's parts, one file per concern.
  * Calls go one way: targets -> sites; sampler -> pool, sites, stall;
+ * pool -> rescue;
  * stall -> pool (is a breakpoint still spent), watch, context, report.
  *   main.c       load/unload
  *   state.c      the settings, the counters, the state lock (calls nothing)
@@ -11,6 +12,8 @@
  *   denylist.c   what is never sampled: the detector's own dependencies
  *   pool.c       the live breakpoints: visits, or kprobes registered and
  *                unregistered in batches; arm, retire
+ *   rescue.c     per-CPU watchdogs that pull the pool's overdue scrub onto a
+ *                CPU still running its timers
  *   sampler.c    the int3 handler, the armer thread, the rate budget
  *   stall.c      the sampled thread's window: trampoline redirect, stall
  *   trampoline.S the IRET-frame trampoline that runs the stall in context
@@ -34,6 +37,7 @@
 #include <linux/seq_file.h>
 #include <linux/sched.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 #include <kcollider/x86_decode.h>
 
@@ -311,6 +315,13 @@ bool kc_denied_addr(unsigned long addr);
 unsigned long kc_lookup_symbol(const char *name);
 unsigned long kc_lookup_function(const char *name);
 
+/* rescue.c */
+void kc_rescue_init(struct delayed_work *work);
+void kc_rescue_exit(void);
+void kc_rescue_expect(unsigned long delay);
+void kc_rescue_ran(void);
+unsigned long kc_rescue_pulled(void);
+
 /* pool.c */
 /* After a fired breakpoint's removal, its page is written again this late. */
 #define KC_SETTLE_NS		(500 * NSEC_PER_USEC)
@@ -350,6 +361,7 @@ const struct kc_insn *kc_pool_take(struct kprobe *kp);
 bool kc_pool_map_slot_ip(unsigned long ip, unsigned long *orig);
 void kc_pool_patch_original(unsigned long start, u8 *code, size_t len);
 void kc_pool_stats(struct seq_file *m);
+int kc_pool_rescue_selftest(void);
 
 /* sampler.c */
 int kc_sampler_init(void);

@@ -146,6 +146,21 @@ static unsigned int kc_visit_scrubs(const struct kc_probe *p)
 	return p->cold ? KC_VISIT_COLD_SCRUBS : KC_VISIT_SCRUBS;
 }
 static u64 kc_pool_scrub_work_ns;
+static unsigned long kc_pool_scrub_runs;
+/* how long the rescue's self-test keeps its CPU's interrupts off, at most */
+#define KC_RESCUE_TEST_MS	2000
+
+/*
+ * Its timer may land on a CPU that stops running timers: the very loop
+ * the scrub ends can hold such CPUs, so the rescue watches it.
+ */
+static void kc_pool_scrub_soon(unsigned int ms)
+{
+	unsigned long delay = msecs_to_jiffies(ms);
+
+	schedule_delayed_work(&kc_pool_scrub_work, delay);
+	kc_rescue_expect(delay);
+}
 
 /* counts kc_pool_drop_range(): a pick made before one may be stale */
 static unsigned long kc_pool_drop_gen;
@@ -861,6 +876,8 @@ static void kc_pool_scrub_fn(struct work_struct *work)
 	bool more = false;
 	int i;
 
+	kc_rescue_ran();
+	WRITE_ONCE(kc_pool_scrub_runs, kc_pool_scrub_runs + 1);
 	mutex_lock(&kc_pool_lock);
 	for (i = 0; i < kc_pool_end(); i++) {
 		struct kc_probe *p = &kc_probes[i];
@@ -879,7 +896,34 @@ static void kc_pool_scrub_fn(struct work_struct *work)
 	WRITE_ONCE(kc_pool_scrub_work_ns,
 		   kc_pool_scrub_work_ns + ktime_get_ns() - t0);
 	if (more)
-		schedule_delayed_work(&kc_pool_scrub_work, msecs_to_jiffies(4));
+		kc_pool_scrub_soon(4);
+}
+
+/*
+ * The rescue's self-test: the scrub, queued on this CPU, which then keeps
+ * its interrupts off as the looping vCPU does, still runs, pulled by
+ * another CPU's watchdog. 0, -EIO if it did not run in time, -ENODEV on a
+ * single CPU.
+ */
+int kc_pool_rescue_selftest(void)
+{
+	unsigned long runs, pulls, flags;
+	int ms, ret = -EIO;
+
+	if (num_online_cpus() < 2)
+		return -ENODEV;
+	local_irq_save(flags);
+	runs = READ_ONCE(kc_pool_scrub_runs);
+	pulls = kc_rescue_pulled();
+	kc_pool_scrub_soon(1);
+	for (ms = 0; ms < KC_RESCUE_TEST_MS && ret; ms++) {
+		mdelay(1);
+		if (READ_ONCE(kc_pool_scrub_runs) != runs &&
+		    kc_rescue_pulled() != pulls)
+			ret = 0;
+	}
+	local_irq_restore(flags);
+	return ret;
 }
 
 /* CPU time of the pool's own work item, for the overhead budget. */
@@ -1315,7 +1359,7 @@ unsigned int kc_pool_retire(void)
 	kc_pool_settle_locked();
 	mutex_unlock(&kc_pool_lock);
 	if (n && kc_visits_possible)
-		schedule_delayed_work(&kc_pool_scrub_work, msecs_to_jiffies(2));
+		kc_pool_scrub_soon(2);
 	return n;
 }
 
@@ -1374,7 +1418,7 @@ unsigned int kc_pool_expire(unsigned long age, unsigned long visit_age,
 	}
 	mutex_unlock(&kc_pool_lock);
 	if (n && kc_visits_possible)
-		schedule_delayed_work(&kc_pool_scrub_work, msecs_to_jiffies(2));
+		kc_pool_scrub_soon(2);
 	return n;
 }
 
@@ -1411,7 +1455,7 @@ void kc_pool_disarm_all(void)
 	mutex_unlock(&kc_pool_lock);
 	/* and the later ones, after sampling has stopped */
 	if (kc_visits_possible)
-		schedule_delayed_work(&kc_pool_scrub_work, msecs_to_jiffies(2));
+		kc_pool_scrub_soon(2);
 }
 
 static bool kc_probe_quiet(const struct kc_probe *p, unsigned long quiet)
@@ -1914,7 +1958,7 @@ void kc_pool_stats(struct seq_file *m)
 		   "hits_stale %lu\nretire_settles %lu\n"
 		   "visits %lu\nvisit_us_mean %llu\nvisits_again %lu\n"
 		   "visit_again_us_mean %llu\nvisits_refused %lu\n"
-		   "visits_withdrawn %lu\n",
+		   "visits_withdrawn %lu\nscrubs_rescued %lu\n",
 		   kc_pool_armed(), spent, mismatched, kc_pool_reserve(),
 		   kc_pool_cold(),
 		   kc_pool_registered(), READ_ONCE(kc_pool_repokes),
@@ -1932,12 +1976,13 @@ void kc_pool_stats(struct seq_file *m)
 		   READ_ONCE(kc_pool_revisits),
 		   kc_mean_us(kc_pool_revisit_ns, kc_pool_revisits),
 		   READ_ONCE(kc_pool_visits_refused),
-		   READ_ONCE(kc_pool_visits_withdrawn));
+		   READ_ONCE(kc_pool_visits_withdrawn), kc_rescue_pulled());
 }
 
 void kc_pool_init(kprobe_pre_handler_t handler)
 {
 	kc_pool_handler = handler;
+	kc_rescue_init(&kc_pool_scrub_work);
 	kc_pool_visits_init();
 }
 
@@ -1945,6 +1990,7 @@ void kc_pool_init(kprobe_pre_handler_t handler)
 void kc_pool_exit(void)
 {
 	kc_pool_stop();
+	kc_rescue_exit();
 	cancel_delayed_work_sync(&kc_pool_scrub_work);
 	if (kc_visits_possible)
 		unregister_die_notifier(&kc_pool_int3_nb);

@@ -7,6 +7,7 @@
  * (/sys/kernel/debug/kcollider/reports) and the counters.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <sys/klog.h>
 #include <time.h>
 
@@ -405,6 +406,43 @@ TEST_F_TIMEOUT(planted, unload_during_running_scenario_is_clean, 120)
 	ASSERT_FALSE(kc_path_exists(KCOLLIDER_SYSFS_DIR));
 	ASSERT_FALSE(kprobes_list_mentions("kc_r1_"));
 	pthread_join(thread, NULL);
+	ASSERT_FALSE(dmesg_has_trouble(line, sizeof(line))) TH_LOG("%s", line);
+}
+
+#define RESCUE_SELFTEST	"/sys/kernel/debug/kcollider/rescue_selftest"
+
+/*
+ * The scrub that ends a vCPU's loop on a stale int3 is a delayed work,
+ * and that loop can hold its CPU, and others spinning on its lock, with
+ * interrupts off: a timer queued there never fires. The self-test queues
+ * the scrub on the CPU it runs on and keeps that CPU's interrupts off
+ * until the scrub has run elsewhere (it fails with EIO if it never does);
+ * from every CPU in turn, so the watchdog of each CPU's neighbours is used.
+ */
+TEST_F_TIMEOUT(planted, scrub_queued_on_a_cpu_with_interrupts_off_still_runs,
+	       120)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long pulled = kc_stat("scrubs_rescued");
+	char line[200];
+	cpu_set_t set;
+	int cpu, ret;
+
+	ASSERT_GE(ncpus, 2) TH_LOG("the rescue needs a second CPU");
+	ASSERT_GE(pulled, 0);
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+		ret = kc_write_file(RESCUE_SELFTEST, "1");
+		ASSERT_EQ(0, ret) TH_LOG("cpu %d: the scrub did not run: %s",
+					 cpu, strerror(-ret));
+	}
+	CPU_ZERO(&set);
+	for (cpu = 0; cpu < ncpus; cpu++)
+		CPU_SET(cpu, &set);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	ASSERT_LE(pulled + ncpus, kc_stat("scrubs_rescued"));
 	ASSERT_FALSE(dmesg_has_trouble(line, sizeof(line))) TH_LOG("%s", line);
 }
 
