@@ -154,12 +154,27 @@ static unsigned long kc_pool_scrub_runs;
  * Its timer may land on a CPU that stops running timers: the very loop
  * the scrub ends can hold such CPUs, so the rescue watches it.
  */
+static void kc_pool_scrub_at(unsigned long when)
+{
+	unsigned long delay = time_after(when, jiffies) ? when - jiffies : 1;
+
+	schedule_delayed_work(&kc_pool_scrub_work, delay);
+	kc_rescue_expect(delay);
+}
+
+/* A removal: its first write is due before whatever the work waits for. */
 static void kc_pool_scrub_soon(unsigned int ms)
 {
 	unsigned long delay = msecs_to_jiffies(ms);
 
-	schedule_delayed_work(&kc_pool_scrub_work, delay);
+	mod_delayed_work(system_wq, &kc_pool_scrub_work, delay);
 	kc_rescue_expect(delay);
+}
+
+/* A visit's next write: at doubling intervals after its removal. */
+static unsigned long kc_visit_scrub_due(const struct kc_probe *p)
+{
+	return p->idle_since + msecs_to_jiffies(2U << p->scrubs);
 }
 
 /* counts kc_pool_drop_range(): a pick made before one may be stale */
@@ -873,6 +888,7 @@ static struct notifier_block kc_pool_int3_nb = {
 static void kc_pool_scrub_fn(struct work_struct *work)
 {
 	u64 t0 = ktime_get_ns();
+	unsigned long due, next = 0;
 	bool more = false;
 	int i;
 
@@ -885,18 +901,23 @@ static void kc_pool_scrub_fn(struct work_struct *work)
 		if (!p->visit || p->scrubs >= kc_visit_scrubs(p) ||
 		    kc_probe_state(p) != KC_PROBE_IDLE)
 			continue;
-		if (time_after_eq(jiffies, p->idle_since +
-				  msecs_to_jiffies(2U << p->scrubs))) {
+		due = kc_visit_scrub_due(p);
+		if (time_after_eq(jiffies, due)) {
 			kc_probe_scrub(p);
 			p->scrubs++;
+			due = kc_visit_scrub_due(p);
 		}
-		more |= p->scrubs < kc_visit_scrubs(p);
+		if (p->scrubs < kc_visit_scrubs(p) &&
+		    (!more || time_before(due, next))) {
+			next = due;
+			more = true;
+		}
 	}
 	mutex_unlock(&kc_pool_lock);
 	WRITE_ONCE(kc_pool_scrub_work_ns,
 		   kc_pool_scrub_work_ns + ktime_get_ns() - t0);
 	if (more)
-		kc_pool_scrub_soon(4);
+		kc_pool_scrub_at(next);
 }
 
 /*
@@ -993,7 +1014,6 @@ static int kc_visit_arm_locked(struct kc_probe *p, unsigned long addr,
 		return -EAGAIN;
 	}
 	p->direct = true;
-	WRITE_ONCE(p->scrub, true);
 	return 0;
 }
 
@@ -1242,18 +1262,19 @@ out:
 static void kc_probe_disable(struct kc_probe *p, int state)
 {
 	/*
-	 * A visit is no probe kprobes knows: a stale int3 of it would be
-	 * retried by kprobes, unseen by us, until its page is written again.
+	 * Only a fired breakpoint has a thread waiting for the second write.
+	 * A visit's later writes come from the scrub work, the first within
+	 * a tick (kc_pool_scrub_fn()): for a visit that expired neither the
+	 * armer is woken nor the keeper asked to write its page again.
 	 */
-	bool settle = p->direct &&
-		      (p->visit || kc_probe_state(p) == KC_PROBE_SPENT);
+	bool settle = p->direct && kc_probe_state(p) == KC_PROBE_SPENT;
 	u64 out = READ_ONCE(p->out_ns);
 
 	kc_probe_remove(p);
 	if (settle)
 		WRITE_ONCE(p->settle_ns, (out ?: ktime_get_ns()) + KC_SETTLE_NS);
 	p->idle_since = jiffies;
-	WRITE_ONCE(p->scrub, true);
+	WRITE_ONCE(p->scrub, !p->visit);
 	atomic_set(&p->state, state);
 }
 
@@ -1958,7 +1979,8 @@ void kc_pool_stats(struct seq_file *m)
 		   "hits_stale %lu\nretire_settles %lu\n"
 		   "visits %lu\nvisit_us_mean %llu\nvisits_again %lu\n"
 		   "visit_again_us_mean %llu\nvisits_refused %lu\n"
-		   "visits_withdrawn %lu\nscrubs_rescued %lu\n",
+		   "visits_withdrawn %lu\nscrubs_rescued %lu\n"
+		   "probes_used %u\nscrub_work_runs %lu\n",
 		   kc_pool_armed(), spent, mismatched, kc_pool_reserve(),
 		   kc_pool_cold(),
 		   kc_pool_registered(), READ_ONCE(kc_pool_repokes),
@@ -1976,7 +1998,8 @@ void kc_pool_stats(struct seq_file *m)
 		   READ_ONCE(kc_pool_revisits),
 		   kc_mean_us(kc_pool_revisit_ns, kc_pool_revisits),
 		   READ_ONCE(kc_pool_visits_refused),
-		   READ_ONCE(kc_pool_visits_withdrawn), kc_rescue_pulled());
+		   READ_ONCE(kc_pool_visits_withdrawn), kc_rescue_pulled(),
+		   kc_pool_end(), READ_ONCE(kc_pool_scrub_runs));
 }
 
 void kc_pool_init(kprobe_pre_handler_t handler)

@@ -33,10 +33,15 @@
 
 #define KC_STALE_MS		2000
 /*
- * A visit whose code did not run goes this soon: it cost a byte, and its
- * slot is worth more on a site whose code does run.
+ * A visit whose code did not run goes after this. What a visit costs is
+ * its writes of the text, not its time armed: while the budget bounds how
+ * many visits a second there are, a longer life buys more hits for the
+ * same writes, and fewer armer rounds. Too long, and the armed slots
+ * (max_probes) bound how fast the sampler moves over the table.
  */
-#define KC_VISIT_MS		30
+#define KC_VISIT_MS		300
+/* After a round that found no site to arm. */
+#define KC_RETRY_MS		5
 /* Credits at the start, with visits: the first period's breakpoints. */
 #define KC_VISIT_SEED		8
 /* Sites a round may try before it gives up on the table for now. */
@@ -98,6 +103,8 @@ static unsigned long kc_retired;
 static u64 kc_arm_ns;		/* time spent arming */
 static u64 kc_retire_ns;	/* time spent taking spent probes out */
 static u64 kc_busy_ns;		/* rounds that forced a pause */
+static unsigned long kc_rounds;
+static u64 kc_rounds_ns;
 static u64 kc_arm_after_ns;	/* the pause: no arming before this */
 static unsigned long kc_spent_hits_seen;
 
@@ -757,7 +764,7 @@ static void kc_armer_sleep(u64 worked)
 					     KC_ARMER_IDLE_MS * NSEC_PER_MSEC;
 	else if (kc_limit == KC_LIMIT_RESERVE)
 		/* no site could be armed: not again at once */
-		wait = max_t(u64, wait, KC_VISIT_MS * NSEC_PER_MSEC / 6);
+		wait = max_t(u64, wait, KC_RETRY_MS * NSEC_PER_MSEC);
 	wait = clamp_t(u64, wait, 200 * NSEC_PER_USEC,
 		       KC_ARMER_IDLE_MS * NSEC_PER_MSEC);
 	if (worked > wait) {
@@ -784,8 +791,14 @@ static void kc_armer_sleep(u64 worked)
 
 static int kc_armer_fn(void *unused)
 {
-	while (!kthread_should_stop())
-		kc_armer_sleep(kc_armer_round());
+	u64 worked;
+
+	while (!kthread_should_stop()) {
+		worked = kc_armer_round();
+		WRITE_ONCE(kc_rounds, kc_rounds + 1);
+		WRITE_ONCE(kc_rounds_ns, kc_rounds_ns + worked);
+		kc_armer_sleep(worked);
+	}
 	return 0;
 }
 
@@ -960,7 +973,8 @@ void kc_sampler_stats(struct seq_file *m)
 		   "armer_throttled_ms %llu\narm_pace_permille %u\n"
 		   "budget_pace_permille %u\ncost_permille %u\n"
 		   "budget_periods_over %lu\ncost_ms %llu\nbudget_ms %llu\n"
-		   "rate_bought %u\n",
+		   "rate_bought %u\narmer_rounds %lu\n"
+		   "armer_round_us_mean %llu\n",
 		   kc_sum(offsetof(struct kc_cpu_counts, hits)),
 		   kc_sampler_fired(),
 		   kc_sum(offsetof(struct kc_cpu_counts, spent_hits)),
@@ -978,7 +992,9 @@ void kc_sampler_stats(struct seq_file *m)
 		   READ_ONCE(kc_budget_periods_over),
 		   div_u64(READ_ONCE(kc_cost_total_ns), NSEC_PER_MSEC),
 		   div_u64(READ_ONCE(kc_budget_total_ns), NSEC_PER_MSEC),
-		   READ_ONCE(kc_rate_bought));
+		   READ_ONCE(kc_rate_bought), READ_ONCE(kc_rounds),
+		   kc_rounds ? div_u64(READ_ONCE(kc_rounds_ns),
+				       kc_rounds * 1000) : 0);
 }
 
 int kc_sampler_init(void)
