@@ -7,7 +7,8 @@
 # Prints per scenario each module's detected/trials and median seconds to
 # the first report (R), or its reports and samples (N); the raw lines go
 # to build/bench/compare-detect.csv. Environment: DETECT_TRIALS (10),
-# DETECT_BUDGET (20), DETECT_NSECS (30), KC_PLANTED, and as for check.sh
+# DETECT_BUDGET (20), DETECT_NSECS (30), DETECT_TARGET (as bench-detect),
+# KC_PLANTED, and as for check.sh
 # (VM_IMAGE, KREL, VM_CPUS).
 set -uo pipefail
 
@@ -32,6 +33,7 @@ raw=$build/bench/compare-detect.csv
 	-k "${VM_IMAGE:-}" -r "${KREL:-}" -c "${VM_CPUS:-4}" \
 	-t "${VM_TIMEOUT:-5400}" -- \
 	env KC_PLANTED="$(realpath "$planted")" KC_TOP="$top" \
+	DETECT_TARGET="${DETECT_TARGET:-funcs}" \
 	"$top/selftests/runner/compare-detect-guest.sh" "$a" "$b" \
 	"${DETECT_TRIALS:-10}" "${DETECT_BUDGET:-20}" "${DETECT_NSECS:-30}" \
 	"$@" > "$raw" ||
