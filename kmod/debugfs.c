@@ -112,18 +112,29 @@ static const struct file_operations kc_visited_fops = {
 	.release = single_release,
 };
 
-/* Any write runs it; the write fails if the rescue failed. */
-static ssize_t kc_rescue_test_write(struct file *file, const char __user *ubuf,
-				    size_t count, loff_t *ppos)
+/*
+ * Reading it runs the rescue's self-test: "passed", or "failed" and the
+ * error. Read-only, so that no write, however malformed, runs it.
+ */
+static ssize_t kc_rescue_test_read(struct file *file, char __user *ubuf,
+				   size_t count, loff_t *ppos)
 {
-	int ret = kc_pool_rescue_selftest();
+	char out[32];
+	int ret, len;
 
-	return ret ? ret : count;
+	if (*ppos)
+		return 0;
+	ret = kc_pool_rescue_selftest();
+	if (ret)
+		len = scnprintf(out, sizeof(out), "failed %d\n", ret);
+	else
+		len = scnprintf(out, sizeof(out), "passed\n");
+	return simple_read_from_buffer(ubuf, count, ppos, out, len);
 }
 
 static const struct file_operations kc_rescue_test_fops = {
 	.owner = THIS_MODULE,
-	.write = kc_rescue_test_write,
+	.read = kc_rescue_test_read,
 	.llseek = noop_llseek,
 };
 
@@ -211,7 +222,7 @@ int kc_debugfs_init(void)
 			    &kc_visited_fops);
 	debugfs_create_file("stats", 0444, kc_debugfs_dir, NULL,
 			    &kc_stats_fops);
-	debugfs_create_file("rescue_selftest", 0200, kc_debugfs_dir, NULL,
+	debugfs_create_file("rescue_selftest", 0400, kc_debugfs_dir, NULL,
 			    &kc_rescue_test_fops);
 	return 0;
 }

@@ -223,6 +223,15 @@ static struct kc_slot_pages *kc_slot_set = &kc_slot_sets[0];
  */
 static unsigned int kc_pool_used;
 
+/* kprobes' internals; see "Visits" below */
+static struct kprobe *(*kc_get_kprobe)(void *addr);
+static struct mutex *kc_text_mutex;
+/*
+ * The hooks on kprobes' preparation are in: only then is an int3 written
+ * directly (a visit, or a registered probe armed without kprobes).
+ */
+static bool kc_hooked;
+
 static unsigned int kc_pool_end(void)
 {
 	return READ_ONCE(kc_pool_used);
@@ -589,8 +598,20 @@ static bool kc_probe_insert_direct(struct kc_probe *p)
  */
 static int kc_probe_insert(struct kc_probe *p)
 {
-	if (kc_probe_direct_safe(p) && kc_probe_insert_direct(p)) {
-		p->direct = true;
+	bool direct = false;
+
+	/*
+	 * Under text_mutex, which kprobes holds while it prepares a probe:
+	 * the hook there sees this int3 (direct set) and takes it out.
+	 */
+	if (READ_ONCE(kc_hooked)) {
+		mutex_lock(kc_text_mutex);
+		direct = kc_probe_direct_safe(p) && kc_probe_insert_direct(p);
+		if (direct)
+			WRITE_ONCE(p->direct, true);
+		mutex_unlock(kc_text_mutex);
+	}
+	if (direct) {
 		if (kc_probe_wrapper(p))
 			WRITE_ONCE(p->kp.flags,
 				   p->kp.flags & ~KPROBE_FLAG_DISABLED);
@@ -724,8 +745,6 @@ out:
  * stays ARMED and expires unrun), and text_mutex, held by kprobes
  * meanwhile, keeps new ones out until it is done.
  */
-static struct kprobe *(*kc_get_kprobe)(void *addr);
-static struct mutex *kc_text_mutex;
 static bool (*kc_kprobe_blacklisted)(unsigned long addr);
 /*
  * Off, every site is a registered kprobe: the fallback where kprobes'
@@ -808,7 +827,7 @@ static int kc_pool_withdraw_hook(struct kprobe *kp, struct pt_regs *regs)
 		struct kc_probe *p = &kc_probes[i];
 		int s = kc_probe_state(p);
 
-		if (READ_ONCE(p->visit) &&
+		if ((READ_ONCE(p->visit) || READ_ONCE(p->direct)) &&
 		    (s == KC_PROBE_ARMED || s == KC_PROBE_SPENT) &&
 		    kc_probe_withdraw(p))
 			n++;
@@ -1147,7 +1166,7 @@ void kc_pool_start(void)
 {
 	int i, ret;
 
-	if (!kc_visits_possible)
+	if (!kc_text_mutex || !kc_get_kprobe)
 		return;
 	for (i = 0; i < ARRAY_SIZE(kc_withdraw_hooks); i++) {
 		struct kprobe *kp = &kc_withdraw_hooks[i];
@@ -1158,19 +1177,21 @@ void kc_pool_start(void)
 		ret = register_kprobe(kp);
 		kc_withdraw_hooked[i] = !ret;
 		if (ret && (i == 0 || ret != -ENOENT)) {
-			pr_warn("visits off: cannot hook %s: %d\n",
+			pr_warn("visits and direct arming off: cannot hook %s: %d\n",
 				kc_withdraw_at[i], ret);
 			kc_pool_unhook();
 			return;
 		}
 	}
-	WRITE_ONCE(kc_visits_on, true);
+	WRITE_ONCE(kc_hooked, true);
+	WRITE_ONCE(kc_visits_on, kc_visits_possible);
 }
 
 /* Sampling stopped, nothing armed: visits go on only as stale int3s. */
 void kc_pool_stop(void)
 {
 	WRITE_ONCE(kc_visits_on, false);
+	WRITE_ONCE(kc_hooked, false);
 	kc_pool_unhook();
 }
 
@@ -1178,12 +1199,13 @@ static void kc_pool_visits_init(void)
 {
 	int ret;
 
-	if (!visits)
-		return;
+	/* direct arming needs the first two, visits all three */
 	kc_get_kprobe = (void *)kc_lookup_function("get_kprobe");
 	kc_text_mutex = (void *)kc_lookup_symbol("text_mutex");
 	kc_kprobe_blacklisted =
 		(void *)kc_lookup_function("within_kprobe_blacklist");
+	if (!visits)
+		return;
 	if (!kc_get_kprobe || !kc_text_mutex || !kc_kprobe_blacklisted) {
 		pr_info("visits off: kprobes' internals not found\n");
 		return;
