@@ -28,9 +28,13 @@
 
 #include "kcollider.h"
 
-/* Overdue: this long after its due time the work is pulled. */
+/*
+ * Overdue: this long after its due time the work is pulled, by a
+ * watchdog that looks every tick. A loop the work ends lasts at most
+ * their sum; each look wakes its CPU, so not much more often.
+ */
 #define KC_RESCUE_GRACE_MS	50
-#define KC_RESCUE_TICK_MS	20
+#define KC_RESCUE_TICK_MS	50
 
 static struct delayed_work *kc_rescue_work;
 /* jiffies the work is due by; 0: nothing due */
