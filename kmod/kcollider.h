@@ -8,7 +8,7 @@
  *   state.c      the settings, the counters, the state lock (calls nothing)
  *   control.c    sampling on and off
  *   targets.c    what to sample: the target specs, module load/unload
- *   sites.c      the site table: building, uniform picks, refusals
+ *   sites.c      the site table: building, weighted picks, refusals
  *   denylist.c   what is never sampled: the detector's own dependencies
  *   pool.c       the live breakpoints: visits, or kprobes registered and
  *                unregistered in batches; arm, retire
@@ -301,6 +301,7 @@ bool kc_sites_del_module(const char *name, unsigned long *start,
 void kc_sites_counts(unsigned int spec, const char *module, u32 *sites,
 		     u32 *funcs, bool *present);
 unsigned long kc_sites_pick(void);
+void kc_sites_note_run(unsigned long addr, bool ran);
 void kc_sites_refuse(unsigned long addr);
 unsigned long kc_sites_total(void);
 bool kc_sites_addr_atomic(unsigned long addr, unsigned int size);

@@ -15,8 +15,8 @@
  * with one cmpxchg) -> RESERVE again (out of the text), until it ages
  * out -> IDLE -> FREE (unregistered in batches: one RCU grace period per
  * batch). A visit goes FREE -> ARMED -> SPENT or expired -> IDLE -> FREE,
- * or ARMED again from IDLE. The reserve is a moving uniform subsample of
- * the table, so arming stays uniform over static sites.
+ * or ARMED again from IDLE. The reserve is a moving subsample of the
+ * table, picked as visits are, so arming follows the table's picks.
  *
  * Disabled entries stay registered until their site has been quiet for a
  * while. A hit on a disabled probe can only be in flight on real hardware,
@@ -1363,6 +1363,7 @@ static void kc_probe_spent_time(const struct kc_probe *p, u64 taken)
 static void kc_probe_outcome(struct kc_probe *p, bool cold)
 {
 	p->cold = cold;
+	kc_sites_note_run((unsigned long)p->kp.addr, !cold);
 	if (!p->fresh)
 		return;
 	p->fresh = false;

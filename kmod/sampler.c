@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The sampler, DataCollider's: breakpoints armed at uniformly random sites
- * of the site table, each spent by its first hit. The hit hands the spent
+ * The sampler, DataCollider's: breakpoints armed at random sites of the
+ * site table (uniform, less the sites whose code has not been running),
+ * each spent by its first hit. The hit hands the spent
  * breakpoint to the armer through an NMI-safe irq_work, and the armer takes
  * it out of the text at once and arms the next one: one trap per sample,
  * not one per execution until some rotation.
@@ -39,7 +40,7 @@
  * same writes, and fewer armer rounds. Too long, and the armed slots
  * (max_probes) bound how fast the sampler moves over the table.
  */
-#define KC_VISIT_MS		300
+#define KC_VISIT_MS		100
 /* After a round that found no site to arm. */
 #define KC_RETRY_MS		5
 /* Credits at the start, with visits: the first period's breakpoints. */

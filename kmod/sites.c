@@ -6,8 +6,10 @@
  * module); a bitmap per range remembers the sites kprobes refused, so a
  * refusal costs one registration attempt, not one per pick.
  *
- * Sampling is uniform over static sites, as DataCollider's: a pick draws
- * an index over all ranges' sites together.
+ * Sampling is uniform over static sites, as DataCollider's, among sites
+ * of equal weight: a pick draws an index over all ranges' sites together
+ * and keeps it with the site's weight, which falls while its code does not
+ * run (see KC_COLD_MAX).
  *
  * The table changes only in process context under kc_sites_lock; the
  * sampler's worker is its only reader on the sampling path.
@@ -32,6 +34,18 @@
 /* Larger symbols are data or padding runs, not functions worth decoding. */
 #define KC_MAX_FUNC_SIZE	(256 * 1024)
 #define KC_PICK_TRIES		16
+/*
+ * A site whose breakpoint expired unrun is picked less often: each such
+ * arming halves its weight, down to 1 / 2^KC_COLD_MAX, one that ran
+ * restores it, and the weight doubles back every KC_COLD_DECAY_MS. Code
+ * that is not running costs text writes and finds nothing; code that
+ * starts to run is back at full weight within seconds. Among sites of
+ * equal weight the pick stays uniform.
+ */
+#define KC_COLD_MAX		6
+#define KC_COLD_DECAY_MS	1000
+/* weight rejections a pick may make before it takes what it has */
+#define KC_COLD_TRIES		64
 
 struct kc_atomic_loc {
 	unsigned long start;
@@ -48,6 +62,8 @@ struct kc_range {
 	u32 *offs;			/* sorted: text is walked upwards */
 	unsigned long *refused;
 	unsigned int nr_refused;
+	u8 *cold;			/* the halvings of each site's weight */
+	u32 *cold_at;			/* jiffies of its last unrun arming */
 	u32 spec_sites[KC_MAX_SPECS];
 	u32 spec_funcs[KC_MAX_SPECS];
 	/*
@@ -226,6 +242,8 @@ static void kc_range_free(struct kc_range *r)
 	kvfree(r->atomics);
 	kvfree(r->offs);
 	bitmap_free(r->refused);
+	kvfree(r->cold);
+	kvfree(r->cold_at);
 	kfree(r);
 }
 
@@ -242,13 +260,36 @@ static int kc_range_seal(struct kc_range *r)
 	sort(r->atomics, r->nr_atomics, sizeof(*r->atomics), kc_atomic_cmp,
 	     NULL);
 	r->refused = bitmap_zalloc(max(r->nr, 1U), GFP_KERNEL);
-	return r->refused ? 0 : -ENOMEM;
+	r->cold = kvcalloc(max(r->nr, 1U), sizeof(*r->cold), GFP_KERNEL);
+	r->cold_at = kvcalloc(max(r->nr, 1U), sizeof(*r->cold_at),
+			      GFP_KERNEL);
+	return r->refused && r->cold && r->cold_at ? 0 : -ENOMEM;
 }
 
 static unsigned long kc_range_bytes(const struct kc_range *r)
 {
 	return sizeof(*r) + r->cap * sizeof(u32) +
-	       BITS_TO_LONGS(max(r->nr, 1U)) * sizeof(long);
+	       BITS_TO_LONGS(max(r->nr, 1U)) * sizeof(long) +
+	       max(r->nr, 1U) * (sizeof(*r->cold) + sizeof(*r->cold_at));
+}
+
+/* Under kc_sites_lock: the halvings of site @idx's weight now. */
+static unsigned int kc_site_cold(const struct kc_range *r, unsigned long idx)
+{
+	unsigned int level = r->cold[idx];
+	u32 age = (u32)jiffies - r->cold_at[idx];
+	u32 decayed;
+
+	if (!level)
+		return 0;
+	decayed = age / msecs_to_jiffies(KC_COLD_DECAY_MS);
+	return decayed >= level ? 0 : level - decayed;
+}
+
+/* Under kc_sites_lock: whether a pick of weight 1 / 2^@cold is kept. */
+static bool kc_site_taken(unsigned int cold)
+{
+	return !cold || !(get_random_u32() & ((1U << cold) - 1));
 }
 
 /* "name+0xoff/0xsize": the function holding @addr; false if none. */
@@ -541,31 +582,6 @@ void kc_sites_counts(unsigned int spec, const char *module, u32 *sites,
 	mutex_unlock(&kc_sites_lock);
 }
 
-/* Uniform over every site not refused; 0 when none can be found. */
-unsigned long kc_sites_pick(void)
-{
-	unsigned long addr = 0, idx;
-	struct kc_range *r;
-	int tries;
-
-	mutex_lock(&kc_sites_lock);
-	for (tries = 0; kc_nr_sites && tries < KC_PICK_TRIES && !addr;
-	     tries++) {
-		idx = get_random_u64() % kc_nr_sites;
-		list_for_each_entry(r, &kc_ranges, node) {
-			if (idx >= r->nr) {
-				idx -= r->nr;
-				continue;
-			}
-			if (!test_bit(idx, r->refused))
-				addr = r->base + r->offs[idx];
-			break;
-		}
-	}
-	mutex_unlock(&kc_sites_lock);
-	return addr;
-}
-
 static int kc_off_cmp(const void *key, const void *elt)
 {
 	u32 a = *(const u32 *)key, b = *(const u32 *)elt;
@@ -573,22 +589,86 @@ static int kc_off_cmp(const void *key, const void *elt)
 	return a < b ? -1 : a > b;
 }
 
-/* kprobes said no (blacklist, jump label, ...): never pick it again. */
-void kc_sites_refuse(unsigned long addr)
+/*
+ * A site not refused, each with its weight (uniform among equal ones); 0
+ * when none can be found. After KC_COLD_TRIES light ones, the first found.
+ */
+unsigned long kc_sites_pick(void)
+{
+	unsigned long addr = 0, first = 0, idx;
+	int tries = 0, light = 0;
+	struct kc_range *r;
+
+	mutex_lock(&kc_sites_lock);
+	while (kc_nr_sites && !addr && tries < KC_PICK_TRIES &&
+	       light < KC_COLD_TRIES) {
+		idx = get_random_u64() % kc_nr_sites;
+		list_for_each_entry(r, &kc_ranges, node) {
+			if (idx >= r->nr) {
+				idx -= r->nr;
+				continue;
+			}
+			if (test_bit(idx, r->refused)) {
+				tries++;
+			} else if (kc_site_taken(kc_site_cold(r, idx))) {
+				addr = r->base + r->offs[idx];
+			} else {
+				light++;
+				first = first ?: r->base + r->offs[idx];
+			}
+			break;
+		}
+	}
+	mutex_unlock(&kc_sites_lock);
+	return addr ?: first;
+}
+
+/* Under kc_sites_lock: @addr's range and index in it, or NULL. */
+static struct kc_range *kc_site_find(unsigned long addr, unsigned long *idx)
 {
 	struct kc_range *r;
 	u32 off, *hit;
 
-	mutex_lock(&kc_sites_lock);
 	list_for_each_entry(r, &kc_ranges, node) {
 		if (addr < r->base || addr >= r->base + r->size)
 			continue;
 		off = addr - r->base;
 		hit = bsearch(&off, r->offs, r->nr, sizeof(off), kc_off_cmp);
-		if (hit && !__test_and_set_bit(hit - r->offs, r->refused))
-			r->nr_refused++;
-		break;
+		if (!hit)
+			return NULL;
+		*idx = hit - r->offs;
+		return r;
 	}
+	return NULL;
+}
+
+/* A breakpoint on @addr ended: its code @ran while armed, or not. */
+void kc_sites_note_run(unsigned long addr, bool ran)
+{
+	unsigned long idx;
+	struct kc_range *r;
+
+	mutex_lock(&kc_sites_lock);
+	r = kc_site_find(addr, &idx);
+	if (r && ran) {
+		r->cold[idx] = 0;
+	} else if (r) {
+		r->cold[idx] = min(kc_site_cold(r, idx) + 1, KC_COLD_MAX);
+		r->cold_at[idx] = jiffies;
+	}
+	mutex_unlock(&kc_sites_lock);
+}
+
+/* kprobes said no (blacklist, jump label, ...): never pick it again. */
+void kc_sites_refuse(unsigned long addr)
+{
+	unsigned long idx;
+	struct kc_range *r;
+
+	mutex_lock(&kc_sites_lock);
+	r = kc_site_find(addr, &idx);
+	if (r && !__test_and_set_bit(idx, r->refused))
+		r->nr_refused++;
 	mutex_unlock(&kc_sites_lock);
 }
 
