@@ -70,6 +70,8 @@ declare -A funcs=(
 	[n13]="kc_n13_add kc_n13_read"
 	[r24]="kc_n13_add kc_r24_read_plain"
 	[r25]="kc_r25_sb0 kc_r25_sb1"
+	# the racer's store lands before its trap: the reader is sampled
+	[r26]="kc_r8_read"
 	# the LOCK'd sides are never sampled: the plain side is the target
 	[m1]="kc_m1_plain_read"
 	[m2]="kc_m2_plain_store"
