@@ -162,6 +162,7 @@ static int kc_stats_show(struct seq_file *m, void *v)
 	int i;
 
 	kc_sites_stats(m);
+	kc_profile_stats(m);
 	kc_pool_stats(m);
 	kc_sampler_stats(m);
 	seq_printf(m, "samples %ld\nstall_us %ld\nloop_waits %ld\n"

@@ -317,6 +317,15 @@ unsigned long kc_lookup_symbol(const char *name);
 unsigned long kc_lookup_function(const char *name);
 
 /* rescue.c */
+/* profile.c: which code the CPUs run now */
+#define KC_PROFILE_DEPTH	4
+void kc_profile_init(void);
+void kc_profile_start(void);
+void kc_profile_stop(void);
+unsigned int kc_profile_draw(unsigned long *frames, unsigned long max_age);
+u64 kc_profile_ns(void);
+void kc_profile_stats(struct seq_file *m);
+
 void kc_rescue_init(struct delayed_work *work);
 void kc_rescue_exit(void);
 void kc_rescue_expect(unsigned long delay);

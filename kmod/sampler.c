@@ -180,6 +180,7 @@ enum kc_cost_part {
 	KC_COST_POOL_WORK,	/* the pool's work item: scrubbing visits' pages */
 	KC_COST_ARMER,		/* the armer thread: arming, retiring */
 	KC_COST_KEEPER,		/* the keeper thread: registering, reaping */
+	KC_COST_PROFILE,	/* the ticks that find the running code */
 	KC_NR_COSTS,
 };
 
@@ -189,6 +190,7 @@ static const char * const kc_cost_names[KC_NR_COSTS] = {
 	[KC_COST_POOL_WORK] = "pool_work",
 	[KC_COST_ARMER] = "armer",
 	[KC_COST_KEEPER] = "keeper",
+	[KC_COST_PROFILE] = "profile",
 };
 
 static u64 kc_cost_seen_ns;
@@ -588,6 +590,7 @@ static void kc_cost_parts(u64 *part, bool threads)
 	part[KC_COST_ARMER] = threads ? kc_task_runtime(current) : 0;
 	part[KC_COST_KEEPER] = threads ?
 			       kc_task_runtime(READ_ONCE(kc_keeper)) : 0;
+	part[KC_COST_PROFILE] = kc_profile_ns();
 }
 
 static u64 kc_cost_sum(const u64 *part)
@@ -881,6 +884,7 @@ static int kc_keeper_fn(void *unused)
 void kc_sampler_stop(void)
 {
 	WRITE_ONCE(kc_running, false);
+	kc_profile_stop();
 	kc_stall_block();
 	if (kc_armer) {
 		struct task_struct *t = kc_armer;
@@ -933,6 +937,7 @@ int kc_sampler_start(void)
 		kc_credit_ns *= KC_VISIT_SEED;
 	WRITE_ONCE(kc_running, true);
 	kc_stall_unblock();
+	kc_profile_start();
 	t = kthread_run(kc_armer_fn, NULL, "kcollider_armer");
 	if (IS_ERR(t))
 		goto fail;
@@ -1002,6 +1007,7 @@ int kc_sampler_init(void)
 {
 	hrtimer_init(&kc_settle_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
 	kc_settle_timer.function = kc_settle_due;
+	kc_profile_init();
 	kc_pool_init(kc_probe_hit);
 	return 0;
 }

@@ -46,6 +46,17 @@
 #define KC_COLD_DECAY_MS	1000
 /* weight rejections a pick may make before it takes what it has */
 #define KC_COLD_TRIES		64
+/*
+ * Of every KC_RUNNING_OF picks, KC_RUNNING_PICKS go to a function a CPU
+ * ran in the last KC_RUNNING_AGE_MS (see profile.c), and the rest stay
+ * uniform: code that runs rarely, or with interrupts off where no tick
+ * sees it, keeps its share of the breakpoints.
+ */
+#define KC_RUNNING_PICKS	3
+#define KC_RUNNING_OF		4
+#define KC_RUNNING_AGE_MS	200
+#define KC_RUNNING_TRIES	4
+#define KC_RUNNING_SITE_TRIES	8
 
 struct kc_atomic_loc {
 	unsigned long start;
@@ -59,7 +70,7 @@ struct kc_range {
 	unsigned long size;
 	unsigned int nr;
 	unsigned int cap;
-	u32 *offs;			/* sorted: text is walked upwards */
+	u32 *offs;			/* sorted at seal */
 	unsigned long *refused;
 	unsigned int nr_refused;
 	u8 *cold;			/* the halvings of each site's weight */
@@ -82,6 +93,8 @@ static unsigned long kc_nr_sites;
 static u64 kc_build_ns;
 static unsigned long kc_build_bytes;
 static unsigned long kc_denied_funcs;
+static unsigned long kc_picks_running;
+static unsigned long kc_picks_uniform;
 
 /* The decode buffer of builds, which kc_sites_lock serializes. */
 static u8 *kc_code;
@@ -255,8 +268,21 @@ static int kc_atomic_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int kc_off_cmp(const void *key, const void *elt)
+{
+	u32 a = *(const u32 *)key, b = *(const u32 *)elt;
+
+	return a < b ? -1 : a > b;
+}
+
 static int kc_range_seal(struct kc_range *r)
 {
+	/*
+	 * A module's functions come in symbol table order: the lookups by
+	 * address (refusals, weights, the running code's sites) need them
+	 * sorted.
+	 */
+	sort(r->offs, r->nr, sizeof(*r->offs), kc_off_cmp, NULL);
 	sort(r->atomics, r->nr_atomics, sizeof(*r->atomics), kc_atomic_cmp,
 	     NULL);
 	r->refused = bitmap_zalloc(max(r->nr, 1U), GFP_KERNEL);
@@ -292,9 +318,12 @@ static bool kc_site_taken(unsigned int cold)
 	return !cold || !(get_random_u32() & ((1U << cold) - 1));
 }
 
-/* "name+0xoff/0xsize": the function holding @addr; false if none. */
-static bool kc_symbol_at(unsigned long addr, char *sym, unsigned long *start,
-			 unsigned long *size)
+/*
+ * "name+0xoff/0xsize", " [module]" after it for a module's: the function
+ * holding @addr; false if none, or if it is a module's and not @in_module.
+ */
+static bool kc_symbol_in(unsigned long addr, char *sym, unsigned long *start,
+			 unsigned long *size, bool in_module)
 {
 	unsigned long off;
 	char *plus;
@@ -302,11 +331,18 @@ static bool kc_symbol_at(unsigned long addr, char *sym, unsigned long *start,
 	sprint_symbol(sym, addr);
 	plus = strrchr(sym, '+');
 	if (!plus || sscanf(plus, "+%lx/%lx", &off, size) != 2 ||
-	    off > *size || strchr(plus, '['))
+	    off > *size || (strchr(plus, '[') && !in_module))
 		return false;
 	*plus = '\0';
 	*start = addr - off;
 	return true;
+}
+
+/* The same, in vmlinux. */
+static bool kc_symbol_at(unsigned long addr, char *sym, unsigned long *start,
+			 unsigned long *size)
+{
+	return kc_symbol_in(addr, sym, start, size, false);
 }
 
 /*
@@ -582,16 +618,89 @@ void kc_sites_counts(unsigned int spec, const char *module, u32 *sites,
 	mutex_unlock(&kc_sites_lock);
 }
 
-static int kc_off_cmp(const void *key, const void *elt)
+/* Under kc_sites_lock: the range whose code holds @addr, or NULL. */
+static struct kc_range *kc_range_at(unsigned long addr)
 {
-	u32 a = *(const u32 *)key, b = *(const u32 *)elt;
+	struct kc_range *r;
 
-	return a < b ? -1 : a > b;
+	list_for_each_entry(r, &kc_ranges, node)
+		if (addr >= r->base && addr - r->base < r->size)
+			return r;
+	return NULL;
+}
+
+/* The index of @r's first site at or after offset @off. */
+static unsigned long kc_range_lower(const struct kc_range *r, u32 off)
+{
+	unsigned long lo = 0, hi = r->nr, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (r->offs[mid] < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Under kc_sites_lock: a site of the function holding @pc, each with its
+ * weight; 0 if the function has none that kprobes takes.
+ */
+static unsigned long kc_pick_in_function(struct kc_range *r, unsigned long pc)
+{
+	unsigned long start, size, lo, hi, idx, first = 0;
+	char sym[KSYM_SYMBOL_LEN];
+	int tries;
+
+	if (!kc_symbol_in(pc, sym, &start, &size, true) || start < r->base)
+		return 0;
+	lo = kc_range_lower(r, start - r->base);
+	hi = kc_range_lower(r, min(start + size - r->base, (unsigned long)r->size));
+	for (tries = 0; lo < hi && tries < KC_RUNNING_SITE_TRIES; tries++) {
+		idx = lo + get_random_u32() % (hi - lo);
+		if (test_bit(idx, r->refused))
+			continue;
+		if (kc_site_taken(kc_site_cold(r, idx)))
+			return r->base + r->offs[idx];
+		first = first ?: r->base + r->offs[idx];
+	}
+	return first;
+}
+
+/*
+ * Under kc_sites_lock: a site of a function a recent tick found running,
+ * its own frame or a caller's, the targeted ones alike; 0 if none.
+ */
+static unsigned long kc_pick_running(void)
+{
+	unsigned long frames[KC_PROFILE_DEPTH], addr;
+	struct kc_range *ranges[KC_PROFILE_DEPTH];
+	unsigned int n, i, nr, tries;
+
+	for (tries = 0; tries < KC_RUNNING_TRIES; tries++) {
+		n = kc_profile_draw(frames,
+				    msecs_to_jiffies(KC_RUNNING_AGE_MS));
+		for (i = 0, nr = 0; i < n; i++) {
+			ranges[nr] = frames[i] ? kc_range_at(frames[i]) : NULL;
+			if (ranges[nr])
+				frames[nr++] = frames[i];
+		}
+		if (!nr)
+			continue;
+		i = get_random_u32() % nr;
+		addr = kc_pick_in_function(ranges[i], frames[i]);
+		if (addr)
+			return addr;
+	}
+	return 0;
 }
 
 /*
  * A site not refused, each with its weight (uniform among equal ones); 0
  * when none can be found. After KC_COLD_TRIES light ones, the first found.
+ * Most picks go to running code first.
  */
 unsigned long kc_sites_pick(void)
 {
@@ -600,6 +709,12 @@ unsigned long kc_sites_pick(void)
 	struct kc_range *r;
 
 	mutex_lock(&kc_sites_lock);
+	if (get_random_u32() % KC_RUNNING_OF < KC_RUNNING_PICKS)
+		addr = kc_pick_running();
+	if (addr)
+		kc_picks_running++;
+	else
+		kc_picks_uniform++;
 	while (kc_nr_sites && !addr && tries < KC_PICK_TRIES &&
 	       light < KC_COLD_TRIES) {
 		idx = get_random_u64() % kc_nr_sites;
@@ -722,9 +837,11 @@ void kc_sites_stats(struct seq_file *m)
 	list_for_each_entry(r, &kc_ranges, node)
 		refused += r->nr_refused;
 	seq_printf(m, "sites %lu\nsites_refused %lu\nsites_bytes %lu\n"
-		   "sites_build_ms %llu\nfuncs_denied %lu\n",
+		   "sites_build_ms %llu\nfuncs_denied %lu\npicks_running %lu\n"
+		   "picks_uniform %lu\n",
 		   kc_nr_sites, refused, kc_build_bytes,
-		   div_u64(kc_build_ns, NSEC_PER_MSEC), kc_denied_funcs);
+		   div_u64(kc_build_ns, NSEC_PER_MSEC), kc_denied_funcs,
+		   kc_picks_running, kc_picks_uniform);
 	mutex_unlock(&kc_sites_lock);
 }
 

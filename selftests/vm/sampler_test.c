@@ -1075,6 +1075,39 @@ TEST_F_TIMEOUT(engine, rate_beyond_the_machine_is_explained, 600)
  * governor's own accounting, summed over the periods of the run: a
  * period over the budget is followed by a slower one.
  */
+/*
+ * Picks follow the running code: while none of the targeted module's code
+ * runs, no pick finds it running and every pick is uniform; once a planted
+ * race's threads run its functions, the timers see them and picks go there.
+ */
+TEST_F_TIMEOUT(engine, picks_go_to_the_code_that_runs, 300)
+{
+	int i;
+
+	ASSERT_EQ(0, load_planted());
+	ASSERT_EQ(0, kc_write_attr("targets", "module:kc_planted"));
+	ASSERT_EQ(0, kc_enable());
+	for (i = 0; i < 600 && kc_stat("picks_uniform") < 20; i++)
+		usleep(50000);
+	ASSERT_GE(kc_stat("picks_uniform"), 20);
+	ASSERT_GT(kc_stat("profile_ticks"), 0);
+	ASSERT_EQ(0, kc_stat("picks_running")) {
+		kc_read_stats(buf, sizeof(buf));
+		TH_LOG("%s", buf);
+	}
+	for (i = 0; i < 100 && kc_stat("picks_running") <= 0; i++)
+		ASSERT_EQ(0, kc_write_file("/sys/kernel/debug/kc_planted/run",
+					   "r1 200"));
+	ASSERT_GT(kc_stat("profile_noted"), 0);
+	ASSERT_GT(kc_stat("picks_running"), 0) {
+		kc_read_stats(buf, sizeof(buf));
+		TH_LOG("%s", buf);
+	}
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	ASSERT_EQ(0, kprobes_enabled());
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+}
+
 TEST_F_TIMEOUT(engine, budget_holds_the_cost_on_a_hot_loop, 600)
 {
 	long cost, budget;

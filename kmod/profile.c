@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Where the CPUs run: a timer on each CPU notes the kernel code it
+ * interrupted, the instruction and a few callers, so that the sampler can
+ * arm sites in functions that are running now.
+ *
+ * Uniform picks over static sites spend most breakpoints on code that does
+ * not run while they are armed (error paths, other drivers, the rest of
+ * vmlinux under "all"): each such visit costs its text writes and finds
+ * nothing. A breakpoint in a running function fires at once, so the same
+ * budget buys samples instead of expiries. The callers matter as much as
+ * the instruction: a tick often lands in a helper (a delay, a copy, a
+ * lock) called by the targeted function.
+ *
+ * The timer's callback is hard interrupt context on every kernel,
+ * PREEMPT_RT included: it writes its own CPU's ring and nothing else. A
+ * reader on another CPU may read an entry while it is rewritten and get
+ * the frames of two ticks: each is still code that ran, which is all a
+ * pick needs.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hrtimer.h>
+#include <asm/irq_regs.h>
+#include <linux/jiffies.h>
+#include <linux/percpu.h>
+#include <linux/random.h>
+#include <linux/sched.h>
+#include <linux/sched/clock.h>
+#include <linux/smp.h>
+
+#include "kcollider.h"
+
+/*
+ * A tick every 10 ms finds a newly running function within a few ticks.
+ * Unwinding is most of what a tick costs, and it is slow under QEMU's TCG:
+ * more often, and the ticks alone would take a good share of the default
+ * overhead budget on busy CPUs. An idle CPU, which has nothing to say, is
+ * woken less often.
+ */
+#define KC_PROFILE_TICK_US	10000
+#define KC_PROFILE_IDLE_US	50000
+#define KC_PROFILE_RING		32
+
+struct kc_profile_entry {
+	unsigned long frames[KC_PROFILE_DEPTH];
+	unsigned long stamp;		/* jiffies of the tick */
+};
+
+struct kc_profile_cpu {
+	struct hrtimer timer;
+	struct kc_profile_entry ring[KC_PROFILE_RING];
+	unsigned int next;
+	unsigned long ticks;
+	unsigned long noted;		/* ticks that interrupted the kernel */
+	u64 ns;				/* the callbacks' time */
+};
+
+static DEFINE_PER_CPU(struct kc_profile_cpu, kc_profile);
+static bool kc_profile_on;
+static unsigned int (*kc_save_regs)(struct pt_regs *regs, unsigned long *store,
+				    unsigned int size, unsigned int skipnr);
+
+static void kc_profile_note(struct kc_profile_cpu *pc, struct pt_regs *regs)
+{
+	struct kc_profile_entry *e = &pc->ring[pc->next % KC_PROFILE_RING];
+	unsigned int n = 1;
+
+	if (kc_save_regs)
+		n = kc_save_regs(regs, e->frames, KC_PROFILE_DEPTH, 0);
+	else
+		e->frames[0] = instruction_pointer(regs);
+	while (n < KC_PROFILE_DEPTH)
+		e->frames[n++] = 0;
+	WRITE_ONCE(e->stamp, jiffies);
+	WRITE_ONCE(pc->next, pc->next + 1);
+	pc->noted++;
+}
+
+static enum hrtimer_restart kc_profile_tick(struct hrtimer *timer)
+{
+	struct kc_profile_cpu *pc = this_cpu_ptr(&kc_profile);
+	struct pt_regs *regs = get_irq_regs();
+	u64 t0 = local_clock();
+	bool idle = is_idle_task(current);
+
+	if (!READ_ONCE(kc_profile_on))
+		return HRTIMER_NORESTART;
+	pc->ticks++;
+	if (regs && !user_mode(regs) && !idle)
+		kc_profile_note(pc, regs);
+	hrtimer_forward_now(timer, ns_to_ktime((idle ? KC_PROFILE_IDLE_US :
+						    KC_PROFILE_TICK_US) * NSEC_PER_USEC));
+	pc->ns += local_clock() - t0;
+	return HRTIMER_RESTART;
+}
+
+static void kc_profile_start_local(void *unused)
+{
+	struct kc_profile_cpu *pc = this_cpu_ptr(&kc_profile);
+
+	hrtimer_start(&pc->timer, ns_to_ktime(KC_PROFILE_TICK_US * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+}
+
+/* With sampling: the online CPUs' timers. */
+void kc_profile_start(void)
+{
+	WRITE_ONCE(kc_profile_on, true);
+	on_each_cpu(kc_profile_start_local, NULL, 1);
+}
+
+/* Every timer stopped, none running. */
+void kc_profile_stop(void)
+{
+	int cpu;
+
+	WRITE_ONCE(kc_profile_on, false);
+	for_each_possible_cpu(cpu)
+		hrtimer_cancel(&per_cpu_ptr(&kc_profile, cpu)->timer);
+}
+
+/*
+ * The frames of a tick at most @max_age jiffies old, from a random CPU's
+ * recent ticks; the number copied into @frames (KC_PROFILE_DEPTH of them),
+ * 0 if the tick drawn is older or none was noted.
+ */
+unsigned int kc_profile_draw(unsigned long *frames, unsigned long max_age)
+{
+	unsigned int cpu = get_random_u32() % nr_cpu_ids;
+	struct kc_profile_entry *e;
+	struct kc_profile_cpu *pc;
+	unsigned int i, n = 0;
+
+	if (!READ_ONCE(kc_profile_on) || !cpu_online(cpu))
+		return 0;
+	pc = per_cpu_ptr(&kc_profile, cpu);
+	if (!READ_ONCE(pc->next))
+		return 0;
+	e = &pc->ring[get_random_u32() % KC_PROFILE_RING];
+	if (time_after(jiffies, READ_ONCE(e->stamp) + max_age))
+		return 0;
+	for (i = 0; i < KC_PROFILE_DEPTH; i++) {
+		frames[i] = READ_ONCE(e->frames[i]);
+		if (frames[i])
+			n = i + 1;
+	}
+	return n;
+}
+
+static u64 kc_profile_sum(size_t offset)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += *(u64 *)((void *)per_cpu_ptr(&kc_profile, cpu) + offset);
+	return sum;
+}
+
+/* The timers' time, in ns: it counts against the overhead budget. */
+u64 kc_profile_ns(void)
+{
+	return kc_profile_sum(offsetof(struct kc_profile_cpu, ns));
+}
+
+void kc_profile_stats(struct seq_file *m)
+{
+	seq_printf(m, "profile_ticks %llu\nprofile_noted %llu\n"
+		   "profile_ms %llu\nprofile_callers %u\n",
+		   kc_profile_sum(offsetof(struct kc_profile_cpu, ticks)),
+		   kc_profile_sum(offsetof(struct kc_profile_cpu, noted)),
+		   div_u64(kc_profile_ns(), NSEC_PER_MSEC), !!kc_save_regs);
+}
+
+void kc_profile_init(void)
+{
+	int cpu;
+
+	/* not exported; without it, the interrupted instruction alone */
+	kc_save_regs = (void *)kc_lookup_function("stack_trace_save_regs");
+	for_each_possible_cpu(cpu) {
+		struct hrtimer *t = &per_cpu_ptr(&kc_profile, cpu)->timer;
+
+		hrtimer_init(t, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+		t->function = kc_profile_tick;
+	}
+}
