@@ -9,7 +9,8 @@
  * Sampling is uniform over static sites, as DataCollider's, among sites
  * of equal weight: a pick draws an index over all ranges' sites together
  * and keeps it with the site's weight, which falls while its code does not
- * run (see KC_COLD_MAX).
+ * run (see KC_COLD_MAX). Most picks are uniform over the sites of the
+ * functions found running lately instead (see KC_RUNNING_PICKS).
  *
  * The table changes only in process context under kc_sites_lock; the
  * sampler's worker is its only reader on the sampling path.
@@ -55,8 +56,24 @@
 #define KC_RUNNING_PICKS	3
 #define KC_RUNNING_OF		4
 #define KC_RUNNING_AGE_MS	200
-#define KC_RUNNING_TRIES	4
 #define KC_RUNNING_SITE_TRIES	8
+/*
+ * The functions found running: a tick's innermost targeted frame (a
+ * helper it is in may not be targeted), and a pick is uniform over them,
+ * then over the function's sites. The ticks say which code runs, not how
+ * much, and a loop's body is found as often as the loop: weighted by
+ * time or by sites, picks would go to the loop that calls the accesses
+ * that race. Each pick looks at a few ticks.
+ */
+#define KC_RUNNING_FNS		64
+#define KC_RUNNING_DRAWS	4
+
+struct kc_running_fn {
+	struct kc_range *range;		/* NULL: a free slot */
+	unsigned long start, end;	/* the function's text */
+	unsigned long lo, hi;		/* its sites in the range */
+	unsigned long seen;		/* jiffies of its last tick */
+};
 
 struct kc_atomic_loc {
 	unsigned long start;
@@ -94,6 +111,7 @@ static u64 kc_build_ns;
 static unsigned long kc_build_bytes;
 static unsigned long kc_denied_funcs;
 static unsigned long kc_picks_running;
+static struct kc_running_fn kc_running[KC_RUNNING_FNS];
 static unsigned long kc_picks_uniform;
 
 /* The decode buffer of builds, which kc_sites_lock serializes. */
@@ -469,10 +487,17 @@ static void kc_ranges_free(struct list_head *list)
 	}
 }
 
+/* Under kc_sites_lock: the ranges change, the functions found go. */
+static void kc_running_forget(void)
+{
+	memset(kc_running, 0, sizeof(kc_running));
+}
+
 static void kc_sites_recount(void)
 {
 	struct kc_range *r;
 
+	kc_running_forget();
 	kc_nr_sites = 0;
 	kc_build_bytes = 0;
 	list_for_each_entry(r, &kc_ranges, node) {
@@ -645,56 +670,90 @@ static unsigned long kc_range_lower(const struct kc_range *r, u32 off)
 }
 
 /*
- * Under kc_sites_lock: a site of the function holding @pc, each with its
- * weight; 0 if the function has none that kprobes takes.
+ * Under kc_sites_lock: the running function holding @pc, found again or
+ * added with its sites; NULL if it has none or the set is full of fresh
+ * ones.
  */
-static unsigned long kc_pick_in_function(struct kc_range *r, unsigned long pc)
+static struct kc_running_fn *kc_running_note(struct kc_range *r,
+					     unsigned long pc)
 {
-	unsigned long start, size, lo, hi, idx, first = 0;
+	unsigned long stale = msecs_to_jiffies(KC_RUNNING_AGE_MS);
+	struct kc_running_fn *fn, *slot = NULL;
+	unsigned long start, size, lo, hi;
 	char sym[KSYM_SYMBOL_LEN];
-	int tries;
+	int i;
 
-	if (!kc_symbol_in(pc, sym, &start, &size, true) || start < r->base)
-		return 0;
-	lo = kc_range_lower(r, start - r->base);
-	hi = kc_range_lower(r, min(start + size - r->base, (unsigned long)r->size));
-	for (tries = 0; lo < hi && tries < KC_RUNNING_SITE_TRIES; tries++) {
-		idx = lo + get_random_u32() % (hi - lo);
-		if (test_bit(idx, r->refused))
-			continue;
-		if (kc_site_taken(kc_site_cold(r, idx)))
-			return r->base + r->offs[idx];
-		first = first ?: r->base + r->offs[idx];
+	for (i = 0; i < KC_RUNNING_FNS; i++) {
+		fn = &kc_running[i];
+		if (fn->range == r && pc >= fn->start && pc < fn->end) {
+			fn->seen = jiffies;
+			return fn;
+		}
+		if (!fn->range || time_after(jiffies, fn->seen + stale))
+			slot = slot ?: fn;
 	}
-	return first;
+	if (!slot || !kc_symbol_in(pc, sym, &start, &size, true) ||
+	    start < r->base)
+		return NULL;
+	lo = kc_range_lower(r, start - r->base);
+	hi = kc_range_lower(r, min(start + size - r->base,
+				   (unsigned long)r->size));
+	if (lo >= hi)
+		return NULL;
+	slot->lo = lo;
+	slot->hi = hi;
+	slot->range = r;
+	slot->start = start;
+	slot->end = start + size;
+	slot->seen = jiffies;
+	return slot;
+}
+
+/* Under kc_sites_lock: the targeted frames of a few recent ticks noted. */
+static void kc_running_refresh(void)
+{
+	unsigned long frames[KC_PROFILE_DEPTH];
+	unsigned int n, i, draws;
+	struct kc_range *r;
+
+	for (draws = 0; draws < KC_RUNNING_DRAWS; draws++) {
+		n = kc_profile_draw(frames,
+				    msecs_to_jiffies(KC_RUNNING_AGE_MS));
+		for (i = 0; i < n; i++) {
+			r = frames[i] ? kc_range_at(frames[i]) : NULL;
+			if (r && kc_running_note(r, frames[i]))
+				break;
+		}
+	}
 }
 
 /*
- * Under kc_sites_lock: a site of a function a recent tick found running,
- * its own frame or a caller's, the targeted ones alike; 0 if none.
+ * Under kc_sites_lock: a site of a function found running lately, uniform
+ * over the functions and then over the function's sites, each with its
+ * weight; 0 if none.
  */
 static unsigned long kc_pick_running(void)
 {
-	unsigned long frames[KC_PROFILE_DEPTH], addr;
-	struct kc_range *ranges[KC_PROFILE_DEPTH];
-	unsigned int n, i, nr, tries;
+	unsigned long stale = msecs_to_jiffies(KC_RUNNING_AGE_MS);
+	struct kc_running_fn *fresh[KC_RUNNING_FNS], *fn;
+	unsigned long idx, first = 0;
+	int i, nr = 0, tries;
 
-	for (tries = 0; tries < KC_RUNNING_TRIES; tries++) {
-		n = kc_profile_draw(frames,
-				    msecs_to_jiffies(KC_RUNNING_AGE_MS));
-		for (i = 0, nr = 0; i < n; i++) {
-			ranges[nr] = frames[i] ? kc_range_at(frames[i]) : NULL;
-			if (ranges[nr])
-				frames[nr++] = frames[i];
-		}
-		if (!nr)
+	kc_running_refresh();
+	for (i = 0; i < KC_RUNNING_FNS; i++)
+		if (kc_running[i].range &&
+		    !time_after(jiffies, kc_running[i].seen + stale))
+			fresh[nr++] = &kc_running[i];
+	for (tries = 0; nr && tries < KC_RUNNING_SITE_TRIES; tries++) {
+		fn = fresh[get_random_u32() % nr];
+		idx = fn->lo + get_random_u64() % (fn->hi - fn->lo);
+		if (test_bit(idx, fn->range->refused))
 			continue;
-		i = get_random_u32() % nr;
-		addr = kc_pick_in_function(ranges[i], frames[i]);
-		if (addr)
-			return addr;
+		if (kc_site_taken(kc_site_cold(fn->range, idx)))
+			return fn->range->base + fn->range->offs[idx];
+		first = first ?: fn->range->base + fn->range->offs[idx];
 	}
-	return 0;
+	return first;
 }
 
 /*
