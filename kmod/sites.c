@@ -111,8 +111,8 @@ static u64 kc_build_ns;
 static unsigned long kc_build_bytes;
 static unsigned long kc_denied_funcs;
 static unsigned long kc_picks_running;
-static struct kc_running_fn kc_running[KC_RUNNING_FNS];
 static unsigned long kc_picks_uniform;
+static struct kc_running_fn kc_running[KC_RUNNING_FNS];
 
 /* The decode buffer of builds, which kc_sites_lock serializes. */
 static u8 *kc_code;
@@ -669,6 +669,13 @@ static unsigned long kc_range_lower(const struct kc_range *r, u32 off)
 	return lo;
 }
 
+/* Under kc_sites_lock: a slot holding a function seen running lately. */
+static bool kc_running_fresh(const struct kc_running_fn *fn)
+{
+	return fn->range && !time_after(jiffies, fn->seen +
+					msecs_to_jiffies(KC_RUNNING_AGE_MS));
+}
+
 /*
  * Under kc_sites_lock: the running function holding @pc, found again or
  * added with its sites; NULL if it has none or the set is full of fresh
@@ -677,7 +684,6 @@ static unsigned long kc_range_lower(const struct kc_range *r, u32 off)
 static struct kc_running_fn *kc_running_note(struct kc_range *r,
 					     unsigned long pc)
 {
-	unsigned long stale = msecs_to_jiffies(KC_RUNNING_AGE_MS);
 	struct kc_running_fn *fn, *slot = NULL;
 	unsigned long start, size, lo, hi;
 	char sym[KSYM_SYMBOL_LEN];
@@ -689,7 +695,7 @@ static struct kc_running_fn *kc_running_note(struct kc_range *r,
 			fn->seen = jiffies;
 			return fn;
 		}
-		if (!fn->range || time_after(jiffies, fn->seen + stale))
+		if (!kc_running_fresh(fn))
 			slot = slot ?: fn;
 	}
 	if (!slot || !kc_symbol_in(pc, sym, &start, &size, true) ||
@@ -734,15 +740,13 @@ static void kc_running_refresh(void)
  */
 static unsigned long kc_pick_running(void)
 {
-	unsigned long stale = msecs_to_jiffies(KC_RUNNING_AGE_MS);
 	struct kc_running_fn *fresh[KC_RUNNING_FNS], *fn;
 	unsigned long idx, first = 0;
 	int i, nr = 0, tries;
 
 	kc_running_refresh();
 	for (i = 0; i < KC_RUNNING_FNS; i++)
-		if (kc_running[i].range &&
-		    !time_after(jiffies, kc_running[i].seen + stale))
+		if (kc_running_fresh(&kc_running[i]))
 			fresh[nr++] = &kc_running[i];
 	for (tries = 0; nr && tries < KC_RUNNING_SITE_TRIES; tries++) {
 		fn = fresh[get_random_u32() % nr];
@@ -800,20 +804,17 @@ unsigned long kc_sites_pick(void)
 /* Under kc_sites_lock: @addr's range and index in it, or NULL. */
 static struct kc_range *kc_site_find(unsigned long addr, unsigned long *idx)
 {
-	struct kc_range *r;
+	struct kc_range *r = kc_range_at(addr);
 	u32 off, *hit;
 
-	list_for_each_entry(r, &kc_ranges, node) {
-		if (addr < r->base || addr >= r->base + r->size)
-			continue;
-		off = addr - r->base;
-		hit = bsearch(&off, r->offs, r->nr, sizeof(off), kc_off_cmp);
-		if (!hit)
-			return NULL;
-		*idx = hit - r->offs;
-		return r;
-	}
-	return NULL;
+	if (!r)
+		return NULL;
+	off = addr - r->base;
+	hit = bsearch(&off, r->offs, r->nr, sizeof(off), kc_off_cmp);
+	if (!hit)
+		return NULL;
+	*idx = hit - r->offs;
+	return r;
 }
 
 /* A breakpoint on @addr ended: its code @ran while armed, or not. */
