@@ -171,6 +171,7 @@ static int kc_stats_show(struct seq_file *m, void *v)
 		   "races %ld\nunknown_origin %ld\n"
 		   "reports_suppressed %ld\nreports_lost %ld\n"
 		   "dr_repaired %ld\nlate_traps %ld\n"
+		   "watch_splits_rmw %d\nsplit_read_traps %ld\n"
 		   "traps_awaited %ld\nracer_outside %ld\n"
 		   "racers_stepping %ld\n",
 		   atomic_long_read(&s->samples),
@@ -185,6 +186,8 @@ static int kc_stats_show(struct seq_file *m, void *v)
 		   atomic_long_read(&s->reports_lost),
 		   atomic_long_read(&s->dr_repaired),
 		   atomic_long_read(&s->late_traps),
+		   kc_watch_splits_rmw(),
+		   atomic_long_read(&s->split_read_traps),
 		   atomic_long_read(&s->traps_awaited),
 		   atomic_long_read(&s->racer_outside),
 		   atomic_long_read(&s->racers_stepping));

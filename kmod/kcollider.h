@@ -92,6 +92,7 @@ struct kc_stats {
 	atomic_long_t reports_lost;
 	atomic_long_t dr_repaired;
 	atomic_long_t late_traps;
+	atomic_long_t split_read_traps;	/* reads, watched for a split */
 	atomic_long_t traps_awaited;	/* changed value, #DB came late */
 	atomic_long_t racer_outside;	/* covering watch, other bytes */
 	atomic_long_t racers_stepping;	/* taken from a probe's slot */
@@ -405,6 +406,7 @@ void kc_stall_held_restart(unsigned long max_us);
 /* watch.c */
 struct kc_slot;
 int kc_watch_init(unsigned int nr_slots);
+bool kc_watch_splits_rmw(void);
 void kc_watch_exit(void);
 struct kc_slot *kc_watch_claim(void);
 void kc_watch_release(struct kc_slot *slot);

@@ -55,6 +55,13 @@ struct kc_slot {
 	atomic_long_t trap_site;
 	atomic_t traps_mixed;
 	atomic_t trap_done[KC_MAX_TRAPS];
+	/*
+	 * Watching reads only to see writes first (kc_watch_split_hazard()):
+	 * a trap that leaves the value as the last one saw it was a read.
+	 */
+	bool reads_unwanted;
+	unsigned int value_size;
+	atomic64_t value_seen;
 	struct kc_side traps[KC_MAX_TRAPS];
 	struct kc_regs trap_regs[KC_MAX_TRAPS];
 	/* Never accessed: the register parks here between windows. */
@@ -496,9 +503,53 @@ static u8 kc_len_bits(unsigned int size)
  * which under QEMU TCG leaves its host core to the vCPUs the IPIs went to.
  * Returns on how many CPUs the watch is known to hold.
  */
+/*
+ * QEMU's TCG runs an unlocked CMPXCHG16B (this_cpu_cmpxchg_double(), in
+ * SLUB's fast paths; a LOCK'd one too, when it executes it alone) as two
+ * loads, then two stores. A write watchpoint on the upper half stops it at
+ * the second store, after the first landed, and restarts it: the compare
+ * then fails against the half it wrote itself, the caller retries with a
+ * freelist that already holds its object, and SLUB panics on a double
+ * free. Watching reads as well stops it at its second load, before any
+ * store, and the restart is clean; the traps of reads are then told from
+ * those of writes by the value (kc_trap_kept_value()). Hardware and KVM
+ * trap after the whole instruction: there the probe at load finds nothing
+ * to avoid.
+ */
+static bool kc_split_rmw;
+static u64 kc_split_probe_pair[2] __aligned(16);
+
+bool kc_watch_splits_rmw(void)
+{
+	return kc_split_rmw;
+}
+
+static bool kc_watch_split_hazard(unsigned long addr, bool watch_reads)
+{
+	/* @addr is aligned to the watch's length: within one half */
+	return kc_split_rmw && !watch_reads && (addr & 8);
+}
+
+/*
+ * A trap of a watch that sees reads only for the sake of the writes: a
+ * write is one that changed the value since the last trap (or the arming).
+ * A write of the value already there passes for a read.
+ */
+static bool kc_trap_kept_value(struct kc_slot *slot)
+{
+	u64 v = 0;
+
+	if (copy_from_kernel_nofault(&v, (void *)READ_ONCE(slot->addr),
+				     slot->value_size))
+		return false;
+	return atomic64_xchg(&slot->value_seen, v) == v;
+}
+NOKPROBE_SYMBOL(kc_trap_kept_value);
+
 unsigned int kc_watch_arm(struct kc_slot *slot, unsigned long addr,
 			  unsigned int size, bool watch_reads, bool wait)
 {
+	bool reads_unwanted = kc_watch_split_hazard(addr, watch_reads);
 	unsigned int armed;
 	int i;
 
@@ -510,8 +561,15 @@ unsigned int kc_watch_arm(struct kc_slot *slot, unsigned long addr,
 	slot->armed_ns = ktime_get_mono_fast_ns();
 	slot->latency_noted = false;
 	kc_watch_note_range(addr, size);
+	slot->reads_unwanted = reads_unwanted;
+	if (reads_unwanted) {
+		slot->value_size = size;
+		atomic64_set(&slot->value_seen,
+			     kc_watch_read_value(addr, size));
+	}
 	kc_watch_publish(slot, true, addr, kc_len_bits(size),
-			 watch_reads ? X86_BREAKPOINT_RW : X86_BREAKPOINT_WRITE);
+			 watch_reads || reads_unwanted ? X86_BREAKPOINT_RW :
+							 X86_BREAKPOINT_WRITE);
 	atomic_set_release(&slot->open, 1);
 	if (wait) {
 		armed = kc_watch_propagate(slot);
@@ -648,6 +706,10 @@ static void kc_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 	    kc_dr_read(drn) != READ_ONCE(slot->addr) ||
 	    !READ_ONCE(slot->active)) {
 		atomic_long_inc(&kc_stats.late_traps);
+		return;
+	}
+	if (READ_ONCE(slot->reads_unwanted) && kc_trap_kept_value(slot)) {
+		atomic_long_inc(&kc_stats.split_read_traps);
 		return;
 	}
 	/* A stalled thread's own task-context accesses are the detector's. */
@@ -982,6 +1044,69 @@ static void kc_watch_unregister(unsigned int n)
 	}
 }
 
+static void kc_split_probe_trap(struct perf_event *bp,
+				struct perf_sample_data *data,
+				struct pt_regs *regs)
+{
+}
+
+static bool kc_cmpxchg16b_unlocked(u64 *pair, u64 old_lo, u64 old_hi,
+				   u64 new_lo, u64 new_hi)
+{
+	bool ok;
+
+	asm volatile("cmpxchg16b %[pair]"
+		     CC_SET(z)
+		     : CC_OUT(z) (ok), [pair] "+m" (*(u64 (*)[2])pair),
+		       "+a" (old_lo), "+d" (old_hi)
+		     : "b" (new_lo), "c" (new_hi)
+		     : "memory");
+	return ok;
+}
+
+static void kc_split_probe_run(void *split)
+{
+	WRITE_ONCE(kc_split_probe_pair[0], 1);
+	WRITE_ONCE(kc_split_probe_pair[1], 2);
+	*(bool *)split = !kc_cmpxchg16b_unlocked(kc_split_probe_pair, 1, 2,
+						 3, 4) ||
+			 READ_ONCE(kc_split_probe_pair[1]) != 4;
+}
+
+/*
+ * Whether this CPU splits a compare-exchange at a watchpoint: one that
+ * must succeed, on a word of ours with its upper half watched.
+ */
+static void kc_split_probe(void)
+{
+	struct perf_event_attr attr;
+	struct perf_event *bp;
+	bool split = false;
+	int cpu;
+
+	if (!boot_cpu_has(X86_FEATURE_CX16))
+		return;
+	hw_breakpoint_init(&attr);
+	attr.bp_addr = (unsigned long)&kc_split_probe_pair[1];
+	attr.bp_len = HW_BREAKPOINT_LEN_8;
+	attr.bp_type = HW_BREAKPOINT_W;
+	cpus_read_lock();
+	cpu = cpumask_first(cpu_online_mask);
+	bp = perf_event_create_kernel_counter(&attr, cpu, NULL,
+					      kc_split_probe_trap, NULL);
+	if (!IS_ERR(bp)) {
+		smp_call_function_single(cpu, kc_split_probe_run, &split, 1);
+		perf_event_release_kernel(bp);
+	}
+	cpus_read_unlock();
+	if (IS_ERR(bp))
+		pr_info("no breakpoint to test compare-exchanges with (%ld): taken as whole\n",
+			PTR_ERR(bp));
+	else if (split)
+		pr_info("a watchpoint splits 16-byte compare-exchanges here (QEMU TCG): upper halves are watched for reads too\n");
+	kc_split_rmw = split;
+}
+
 int kc_watch_init(unsigned int nr_slots)
 {
 	struct perf_event_attr attr;
@@ -989,6 +1114,7 @@ int kc_watch_init(unsigned int nr_slots)
 	int cpu, ret;
 
 	kc_nr_slots = nr_slots;
+	kc_split_probe();
 	kc_percpu_bounds_init();
 	kc_find_cpu_debugreg();
 	if (!kc_cpu_debugreg)

@@ -800,6 +800,52 @@ noinline void kc_h2_step(void)
 }
 
 /*
+ * ---- H3 (the engine's safety): a 16-byte compare-exchange, unlocked as
+ * this_cpu_cmpxchg_double() issues it, against a plain read of its upper
+ * half. The read is sampled, so the upper half is watched: a CPU that
+ * stopped the instruction between its two stores and ran it again (QEMU's
+ * TCG at a write watchpoint) would leave the halves unequal, as it left
+ * SLUB's freelist holding an object it was freeing. The writer counts
+ * every time it finds them unequal, and makes them equal again ----
+ */
+static struct {
+	u64 lo;
+	u64 hi;
+} kc_h3_pair __aligned(16);
+static atomic_long_t kc_h3_torn;
+static atomic_long_t kc_h3_swaps;
+
+static bool kc_h3_cmpxchg16b(u64 old_lo, u64 old_hi, u64 new_lo, u64 new_hi)
+{
+	bool ok;
+
+	asm volatile("cmpxchg16b %[pair]"
+		     CC_SET(z)
+		     : CC_OUT(z) (ok), [pair] "+m" (kc_h3_pair),
+		       "+a" (old_lo), "+d" (old_hi)
+		     : "b" (new_lo), "c" (new_hi)
+		     : "memory");
+	return ok;
+}
+
+noinline void kc_h3_swap(void)
+{
+	u64 lo = READ_ONCE(kc_h3_pair.lo), hi = READ_ONCE(kc_h3_pair.hi);
+	u64 next = max(lo, hi) + 1;
+
+	/* the only writer: unequal halves are a torn compare-exchange */
+	if (lo != hi)
+		atomic_long_inc(&kc_h3_torn);
+	if (kc_h3_cmpxchg16b(lo, hi, next, next))
+		atomic_long_inc(&kc_h3_swaps);
+}
+
+noinline void kc_h3_read_upper(void)
+{
+	WRITE_ONCE(kc_sink, READ_ONCE(kc_h3_pair.hi));
+}
+
+/*
  * ---- P1 (not a race): sampled code inside a block plug ----
  * Between blk_start_plug() and blk_finish_plug() a task may be halfway
  * through adding to or merging into its plug list; only a voluntary
@@ -1695,6 +1741,7 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "m2", { kc_m2_plain_store, kc_m2_atomic_inc }, { 0, 1 } },
 	{ "h1", { kc_h1_step }, { 0 } },
 	{ "h2", { kc_h2_step }, { 0 } },
+	{ "h3", { kc_h3_swap, kc_h3_read_upper }, { 0, 1 } },
 	{ "p1", { kc_p1_body }, { 0 } },
 	{ "r13", { kc_r13_sb0, kc_r13_sb1 }, { 0, 1 } },
 	{ "r14", { kc_r14_sb0, kc_r14_sb1 }, { 0, 1 } },
@@ -1873,6 +1920,8 @@ static int kc_facts_show(struct seq_file *m, void *v)
 		   atomic_long_read(&kc_p1_plugged_runs));
 	seq_printf(m, "p1_schedule_flushes %ld\n",
 		   atomic_long_read(&kc_p1_schedule_flushes));
+	seq_printf(m, "h3_swaps %ld\n", atomic_long_read(&kc_h3_swaps));
+	seq_printf(m, "h3_torn %ld\n", atomic_long_read(&kc_h3_torn));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(kc_facts);

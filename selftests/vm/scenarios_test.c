@@ -922,4 +922,44 @@ TEST_F_TIMEOUT(scenario, n17_trap_path_percpu_variables_never_watched, 180)
 		TH_LOG("%.3000s", read_reports());
 }
 
+/* ---- H: the engine's own safety ---- */
+
+static bool cpu_is_qemu_tcg(void)
+{
+	static char buf[65536];
+
+	return kc_read_file("/proc/cpuinfo", buf, sizeof(buf)) > 0 &&
+	       strstr(buf, "QEMU TCG");
+}
+
+/*
+ * H3: a sampled read of the upper half of a pair that another CPU updates
+ * with an unlocked 16-byte compare-exchange. QEMU's TCG stops such an
+ * instruction at a write watchpoint on the upper half after its first
+ * store and runs it again, which fails it and tears the pair (SLUB then
+ * panicked on a double free): the writer must never find its halves
+ * unequal, and the race is still reported with the exchange as racer.
+ */
+TEST_F_TIMEOUT(scenario, h3_watched_upper_half_keeps_compare_exchange_whole, 120)
+{
+	static const char * const title[] = {
+		"data-race in kc_h3_read_upper / kc_h3_swap", NULL,
+	};
+	char torn[32], swaps[32];
+
+	ASSERT_EQ(0, target("kc_h3_read_upper"));
+	ASSERT_EQ(0, kc_enable());
+	ASSERT_TRUE(run_until("h3", title))
+		TH_LOG("no H3 report; log:\n%.3000s\n%s", read_reports(),
+		       stats_text());
+	ASSERT_NE(NULL, strstr(reports[0], "op=cmpxchg")) TH_LOG("%s", reports[0]);
+	ASSERT_TRUE(planted_fact("h3_swaps", swaps, sizeof(swaps)));
+	ASSERT_LT(0, atol(swaps));
+	ASSERT_TRUE(planted_fact("h3_torn", torn, sizeof(torn)));
+	ASSERT_STREQ("0", torn) TH_LOG("swaps %s; %s", swaps, stats_text());
+	/* the probe at load found what this test guards against */
+	if (cpu_is_qemu_tcg())
+		ASSERT_EQ(1, kc_stat("watch_splits_rmw"));
+}
+
 TEST_HARNESS_MAIN
