@@ -223,6 +223,18 @@ static void kc_watch_set_kind(struct kc_slot *slot, int drn, u8 len, u8 type)
 }
 
 /* Runs with IRQs off on the CPU it updates. */
+/*
+ * As each CPU takes the watch: writes it made before were never trapped,
+ * and a read it traps on next must not pass for them.
+ */
+static void kc_trap_note_value(struct kc_slot *slot, unsigned long addr)
+{
+	u64 v = 0;
+
+	if (!copy_from_kernel_nofault(&v, (void *)addr, slot->value_size))
+		atomic64_set(&slot->value_seen, v);
+}
+
 static void kc_watch_apply_local(struct kc_slot *slot)
 {
 	struct kc_watch_cpu *wc = this_cpu_ptr(&kc_watch_cpu);
@@ -262,6 +274,8 @@ static void kc_watch_apply_local(struct kc_slot *slot)
 	if (dr != addr) {
 		kc_dr_write(drn, kc_slot_parked(slot));
 		kc_watch_set_kind(slot, drn, len, type);
+		if (READ_ONCE(slot->reads_unwanted))
+			kc_trap_note_value(slot, addr);
 	}
 	wc->written[slot->index] = addr;
 	kc_dr_write(drn, addr);
@@ -524,10 +538,21 @@ bool kc_watch_splits_rmw(void)
 	return kc_split_rmw;
 }
 
-static bool kc_watch_split_hazard(unsigned long addr, bool watch_reads)
+static bool kc_addr_in_first_chunk(unsigned long addr, unsigned int size);
+
+/*
+ * Only per-CPU data takes unlocked 16-byte exchanges, and a watch that
+ * sees reads misses the LOCK'd read-modify-writes under TCG: elsewhere
+ * the watch stays as it was. Per-CPU data outside the first chunk lies in
+ * vmalloc space.
+ */
+static bool kc_watch_split_hazard(unsigned long addr, unsigned int size,
+				  bool watch_reads)
 {
 	/* @addr is aligned to the watch's length: within one half */
-	return kc_split_rmw && !watch_reads && (addr & 8);
+	return kc_split_rmw && !watch_reads && (addr & 8) &&
+	       (kc_addr_in_first_chunk(addr, size) ||
+		is_vmalloc_addr((void *)addr));
 }
 
 /*
@@ -549,7 +574,7 @@ NOKPROBE_SYMBOL(kc_trap_kept_value);
 unsigned int kc_watch_arm(struct kc_slot *slot, unsigned long addr,
 			  unsigned int size, bool watch_reads, bool wait)
 {
-	bool reads_unwanted = kc_watch_split_hazard(addr, watch_reads);
+	bool reads_unwanted = kc_watch_split_hazard(addr, size, watch_reads);
 	unsigned int armed;
 	int i;
 

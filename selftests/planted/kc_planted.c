@@ -800,49 +800,56 @@ noinline void kc_h2_step(void)
 }
 
 /*
- * ---- H3 (the engine's safety): a 16-byte compare-exchange, unlocked as
- * this_cpu_cmpxchg_double() issues it, against a plain read of its upper
- * half. The read is sampled, so the upper half is watched: a CPU that
- * stopped the instruction between its two stores and ran it again (QEMU's
- * TCG at a write watchpoint) would leave the halves unequal, as it left
- * SLUB's freelist holding an object it was freeing. The writer counts
- * every time it finds them unequal, and makes them equal again ----
+ * ---- H3 (the engine's safety): CPU 0's copy of a per-CPU pair that its
+ * owner updates with an unlocked 16-byte compare-exchange, as SLUB's
+ * this_cpu_cmpxchg_double() updates its freelist and tid, read remotely:
+ * a plain read of the upper half. The read is sampled, so the upper half
+ * is watched: a CPU that stopped the instruction between its two stores
+ * and ran it again (QEMU's TCG at a write watchpoint) would leave the
+ * halves unequal, as it left SLUB's freelist holding an object it was
+ * freeing. The owner counts every time it finds them unequal, and makes
+ * them equal again ----
  */
-static struct {
+struct kc_h3_pair {
 	u64 lo;
 	u64 hi;
-} kc_h3_pair __aligned(16);
+};
+
+static struct kc_h3_pair __percpu *kc_h3_pairs;
 static atomic_long_t kc_h3_torn;
 static atomic_long_t kc_h3_swaps;
 
-static bool kc_h3_cmpxchg16b(u64 old_lo, u64 old_hi, u64 new_lo, u64 new_hi)
+static bool kc_h3_cmpxchg16b(struct kc_h3_pair *p, u64 old_lo, u64 old_hi,
+			     u64 new_lo, u64 new_hi)
 {
 	bool ok;
 
 	asm volatile("cmpxchg16b %[pair]"
 		     CC_SET(z)
-		     : CC_OUT(z) (ok), [pair] "+m" (kc_h3_pair),
+		     : CC_OUT(z) (ok), [pair] "+m" (*p),
 		       "+a" (old_lo), "+d" (old_hi)
 		     : "b" (new_lo), "c" (new_hi)
 		     : "memory");
 	return ok;
 }
 
+/* the owner, bound to CPU 0 */
 noinline void kc_h3_swap(void)
 {
-	u64 lo = READ_ONCE(kc_h3_pair.lo), hi = READ_ONCE(kc_h3_pair.hi);
+	struct kc_h3_pair *p = per_cpu_ptr(kc_h3_pairs, 0);
+	u64 lo = READ_ONCE(p->lo), hi = READ_ONCE(p->hi);
 	u64 next = max(lo, hi) + 1;
 
 	/* the only writer: unequal halves are a torn compare-exchange */
 	if (lo != hi)
 		atomic_long_inc(&kc_h3_torn);
-	if (kc_h3_cmpxchg16b(lo, hi, next, next))
+	if (kc_h3_cmpxchg16b(p, lo, hi, next, next))
 		atomic_long_inc(&kc_h3_swaps);
 }
 
 noinline void kc_h3_read_upper(void)
 {
-	WRITE_ONCE(kc_sink, READ_ONCE(kc_h3_pair.hi));
+	WRITE_ONCE(kc_sink, READ_ONCE(per_cpu_ptr(kc_h3_pairs, 0)->hi));
 }
 
 /*
@@ -2077,9 +2084,10 @@ static int __init kc_planted_init(void)
 		     HRTIMER_MODE_REL_PINNED_SOFT);
 	kc_r17_timer.function = kc_r17_timer_fn;
 	kc_r27_counts = alloc_percpu(unsigned long);
+	kc_h3_pairs = __alloc_percpu(sizeof(struct kc_h3_pair), 16);
 	kc_n15_counts = alloc_percpu(unsigned long);
 	kc_r28_lists = alloc_percpu(struct kc_r28_list);
-	if (!kc_r27_counts || !kc_n15_counts || !kc_r28_lists)
+	if (!kc_r27_counts || !kc_n15_counts || !kc_r28_lists || !kc_h3_pairs)
 		goto free_percpu;
 	kc_n14_map();
 	kc_dir = debugfs_create_dir("kc_planted", NULL);
@@ -2092,6 +2100,7 @@ static int __init kc_planted_init(void)
 	return 0;
 
 free_percpu:
+	free_percpu(kc_h3_pairs);
 	free_percpu(kc_r28_lists);
 	free_percpu(kc_n15_counts);
 	free_percpu(kc_r27_counts);
@@ -2118,6 +2127,7 @@ static void __exit kc_planted_exit(void)
 	hrtimer_cancel(&kc_r17_timer);
 	if (kc_n14_regs)
 		iounmap(kc_n14_regs);
+	free_percpu(kc_h3_pairs);
 	free_percpu(kc_r28_lists);
 	free_percpu(kc_n15_counts);
 	free_percpu(kc_r27_counts);

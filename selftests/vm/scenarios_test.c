@@ -933,12 +933,13 @@ static bool cpu_is_qemu_tcg(void)
 }
 
 /*
- * H3: a sampled read of the upper half of a pair that another CPU updates
- * with an unlocked 16-byte compare-exchange. QEMU's TCG stops such an
- * instruction at a write watchpoint on the upper half after its first
- * store and runs it again, which fails it and tears the pair (SLUB then
- * panicked on a double free): the writer must never find its halves
- * unequal, and the race is still reported with the exchange as racer.
+ * H3: a sampled remote read of the upper half of a per-CPU pair that its
+ * owner updates with an unlocked 16-byte compare-exchange. QEMU's TCG
+ * stops such an instruction at a write watchpoint on the upper half after
+ * its first store and runs it again, which fails it and tears the pair
+ * (SLUB then panicked on a double free): the owner must never find its
+ * halves unequal, and the race is still reported with the exchange as
+ * racer.
  */
 TEST_F_TIMEOUT(scenario, h3_watched_upper_half_keeps_compare_exchange_whole, 120)
 {
