@@ -1134,7 +1134,13 @@ TEST_F_TIMEOUT(engine, budget_holds_the_cost_on_a_hot_loop, 600)
 	ASSERT_GT(kc_stat("budget_periods_over"), 0) TH_LOG("%s", buf);
 	ASSERT_GT(kc_stat("rate_lost_budget"), 0) TH_LOG("%s", buf);
 	ASSERT_GT(kc_stat("samples"), 0);
-	ASSERT_LE(cost, 2 * budget) TH_LOG("%s", buf);
+	/*
+	 * Held, not exact: a sample's stall is counted when it ends, and a
+	 * hot loop's includes the wait for the armer to take its breakpoint
+	 * out, which a busy host stretches. Unheld, only the sample rate
+	 * would bound it.
+	 */
+	ASSERT_LE(cost, 3 * budget) TH_LOG("%s", buf);
 	ASSERT_EQ(0, kc_unload_module("kc_planted"));
 }
 
