@@ -222,19 +222,78 @@ static void kc_watch_set_kind(struct kc_slot *slot, int drn, u8 len, u8 type)
 	set_debugreg(dr7, 7);
 }
 
-/* Runs with IRQs off on the CPU it updates. */
 /*
- * As each CPU takes the watch: writes it made before were never trapped,
- * and a read it traps on next must not pass for them.
+ * QEMU's TCG runs an unlocked CMPXCHG16B (this_cpu_cmpxchg_double(), in
+ * SLUB's fast paths; a LOCK'd one too, when it executes it alone) as two
+ * loads, then two stores. A write watchpoint on the upper half stops it at
+ * the second store, after the first landed, and restarts it: the compare
+ * then fails against the half it wrote itself, the caller retries with a
+ * freelist that already holds its object, and SLUB panics on a double
+ * free. Watching reads as well stops it at its second load, before any
+ * store, and the restart is clean; the traps of reads are then told from
+ * those of writes by the value (kc_trap_kept_value()). Hardware and KVM
+ * trap after the whole instruction: there the probe at load finds nothing
+ * to avoid.
+ */
+static bool kc_split_rmw;
+static u64 kc_split_probe_pair[2] __aligned(16);
+
+bool kc_watch_splits_rmw(void)
+{
+	return kc_split_rmw;
+}
+
+static bool kc_addr_in_first_chunk(unsigned long addr, unsigned int size);
+
+/*
+ * Only per-CPU data takes unlocked 16-byte exchanges, and a watch that
+ * sees reads misses the LOCK'd read-modify-writes under TCG: elsewhere
+ * the watch stays as it was. Per-CPU data outside the first chunk lies in
+ * vmalloc space.
+ */
+static bool kc_watch_split_hazard(unsigned long addr, unsigned int size,
+				  bool watch_reads)
+{
+	/* @addr is aligned to the watch's length: within one half */
+	return kc_split_rmw && !watch_reads && (addr & 8) &&
+	       (kc_addr_in_first_chunk(addr, size) ||
+		is_vmalloc_addr((void *)addr));
+}
+
+/*
+ * A trap of a watch that sees reads only for the sake of the writes: a
+ * write is one that changed the value since the last trap (or the arming).
+ * A write of the value already there passes for a read.
+ */
+static bool kc_split_value(struct kc_slot *slot, unsigned long addr, u64 *v)
+{
+	*v = 0;
+	return !copy_from_kernel_nofault(v, (void *)addr, slot->value_size);
+}
+NOKPROBE_SYMBOL(kc_split_value);
+
+/*
+ * As each CPU takes the watch (and at the arming): writes it made before
+ * were never trapped, and a read it traps on next must not pass for them.
  */
 static void kc_trap_note_value(struct kc_slot *slot, unsigned long addr)
 {
-	u64 v = 0;
+	u64 v;
 
-	if (!copy_from_kernel_nofault(&v, (void *)addr, slot->value_size))
+	if (kc_split_value(slot, addr, &v))
 		atomic64_set(&slot->value_seen, v);
 }
 
+static bool kc_trap_kept_value(struct kc_slot *slot)
+{
+	u64 v;
+
+	return kc_split_value(slot, READ_ONCE(slot->addr), &v) &&
+	       atomic64_xchg(&slot->value_seen, v) == v;
+}
+NOKPROBE_SYMBOL(kc_trap_kept_value);
+
+/* Runs with IRQs off on the CPU it updates. */
 static void kc_watch_apply_local(struct kc_slot *slot)
 {
 	struct kc_watch_cpu *wc = this_cpu_ptr(&kc_watch_cpu);
@@ -517,60 +576,6 @@ static u8 kc_len_bits(unsigned int size)
  * which under QEMU TCG leaves its host core to the vCPUs the IPIs went to.
  * Returns on how many CPUs the watch is known to hold.
  */
-/*
- * QEMU's TCG runs an unlocked CMPXCHG16B (this_cpu_cmpxchg_double(), in
- * SLUB's fast paths; a LOCK'd one too, when it executes it alone) as two
- * loads, then two stores. A write watchpoint on the upper half stops it at
- * the second store, after the first landed, and restarts it: the compare
- * then fails against the half it wrote itself, the caller retries with a
- * freelist that already holds its object, and SLUB panics on a double
- * free. Watching reads as well stops it at its second load, before any
- * store, and the restart is clean; the traps of reads are then told from
- * those of writes by the value (kc_trap_kept_value()). Hardware and KVM
- * trap after the whole instruction: there the probe at load finds nothing
- * to avoid.
- */
-static bool kc_split_rmw;
-static u64 kc_split_probe_pair[2] __aligned(16);
-
-bool kc_watch_splits_rmw(void)
-{
-	return kc_split_rmw;
-}
-
-static bool kc_addr_in_first_chunk(unsigned long addr, unsigned int size);
-
-/*
- * Only per-CPU data takes unlocked 16-byte exchanges, and a watch that
- * sees reads misses the LOCK'd read-modify-writes under TCG: elsewhere
- * the watch stays as it was. Per-CPU data outside the first chunk lies in
- * vmalloc space.
- */
-static bool kc_watch_split_hazard(unsigned long addr, unsigned int size,
-				  bool watch_reads)
-{
-	/* @addr is aligned to the watch's length: within one half */
-	return kc_split_rmw && !watch_reads && (addr & 8) &&
-	       (kc_addr_in_first_chunk(addr, size) ||
-		is_vmalloc_addr((void *)addr));
-}
-
-/*
- * A trap of a watch that sees reads only for the sake of the writes: a
- * write is one that changed the value since the last trap (or the arming).
- * A write of the value already there passes for a read.
- */
-static bool kc_trap_kept_value(struct kc_slot *slot)
-{
-	u64 v = 0;
-
-	if (copy_from_kernel_nofault(&v, (void *)READ_ONCE(slot->addr),
-				     slot->value_size))
-		return false;
-	return atomic64_xchg(&slot->value_seen, v) == v;
-}
-NOKPROBE_SYMBOL(kc_trap_kept_value);
-
 unsigned int kc_watch_arm(struct kc_slot *slot, unsigned long addr,
 			  unsigned int size, bool watch_reads, bool wait)
 {
@@ -589,8 +594,7 @@ unsigned int kc_watch_arm(struct kc_slot *slot, unsigned long addr,
 	slot->reads_unwanted = reads_unwanted;
 	if (reads_unwanted) {
 		slot->value_size = size;
-		atomic64_set(&slot->value_seen,
-			     kc_watch_read_value(addr, size));
+		kc_trap_note_value(slot, addr);
 	}
 	kc_watch_publish(slot, true, addr, kc_len_bits(size),
 			 watch_reads || reads_unwanted ? X86_BREAKPOINT_RW :
