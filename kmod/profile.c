@@ -33,14 +33,16 @@
 
 /*
  * A tick every 10 ms finds a newly running function within a few ticks.
- * Unwinding is most of what a tick costs, and it is slow under QEMU's TCG:
- * more often, and the ticks alone would take a good share of the default
- * overhead budget on busy CPUs. An idle CPU, which has nothing to say, is
- * woken less often.
+ * Its cost, the unwinding above all, is slow under QEMU's TCG: more often,
+ * and the ticks alone would take a good share of the default overhead
+ * budget on busy CPUs. An idle CPU, which has nothing to say, is woken
+ * less often.
  */
 #define KC_PROFILE_TICK_US	10000
 #define KC_PROFILE_IDLE_US	50000
 #define KC_PROFILE_RING		32
+/* A draw takes one of a CPU's last few ticks: the code running now. */
+#define KC_PROFILE_RECENT	8
 
 struct kc_profile_entry {
 	unsigned long frames[KC_PROFILE_DEPTH];
@@ -53,6 +55,7 @@ struct kc_profile_cpu {
 	unsigned int next;
 	unsigned long ticks;
 	unsigned long noted;		/* ticks that interrupted the kernel */
+	u64 noted_ns;			/* local_clock() of the last noted */
 	u64 ns;				/* the callbacks' time */
 };
 
@@ -83,14 +86,24 @@ static enum hrtimer_restart kc_profile_tick(struct hrtimer *timer)
 	struct pt_regs *regs = get_irq_regs();
 	u64 t0 = local_clock();
 	bool idle = is_idle_task(current);
+	u64 period = (u64)(idle ? KC_PROFILE_IDLE_US : KC_PROFILE_TICK_US) *
+		     NSEC_PER_USEC;
 
 	if (!READ_ONCE(kc_profile_on))
 		return HRTIMER_NORESTART;
 	pc->ticks++;
-	if (regs && !user_mode(regs) && !idle)
+	/* a timer that ran late runs again at once for each period missed */
+	if (regs && !user_mode(regs) && !idle &&
+	    t0 - pc->noted_ns >= period / 2) {
 		kc_profile_note(pc, regs);
-	hrtimer_forward_now(timer, ns_to_ktime((idle ? KC_PROFILE_IDLE_US :
-						    KC_PROFILE_TICK_US) * NSEC_PER_USEC));
+		pc->noted_ns = t0;
+	}
+	/*
+	 * From the expiry, not from now: reading now reads the clocksource,
+	 * which under QEMU's TCG is an emulated HPET, and that read was most
+	 * of what a tick cost.
+	 */
+	hrtimer_forward(timer, hrtimer_get_expires(timer), ns_to_ktime(period));
 	pc->ns += local_clock() - t0;
 	return HRTIMER_RESTART;
 }
@@ -120,25 +133,43 @@ void kc_profile_stop(void)
 		hrtimer_cancel(&per_cpu_ptr(&kc_profile, cpu)->timer);
 }
 
+/* One of @cpu's last KC_PROFILE_RECENT ticks, if it is fresh enough. */
+static struct kc_profile_entry *kc_profile_recent(unsigned int cpu,
+						 unsigned long max_age)
+{
+	struct kc_profile_cpu *pc = per_cpu_ptr(&kc_profile, cpu);
+	unsigned int next = READ_ONCE(pc->next);
+	struct kc_profile_entry *e;
+
+	if (!next)
+		return NULL;
+	next -= 1 + get_random_u32() % min(next, KC_PROFILE_RECENT);
+	e = &pc->ring[next % KC_PROFILE_RING];
+	if (time_after(jiffies, READ_ONCE(e->stamp) + max_age))
+		return NULL;
+	return e;
+}
+
 /*
- * The frames of a tick at most @max_age jiffies old, from a random CPU's
- * recent ticks; the number copied into @frames (KC_PROFILE_DEPTH of them),
- * 0 if the tick drawn is older or none was noted.
+ * The frames of one of a random CPU's last ticks at most @max_age jiffies
+ * old; the number copied into @frames (KC_PROFILE_DEPTH of them), 0 if
+ * none was found. An idle CPU notes no tick: CPUs are drawn at random,
+ * one after another, up to as many draws as there are CPUs, so that the
+ * busy ones are drawn alike.
  */
 unsigned int kc_profile_draw(unsigned long *frames, unsigned long max_age)
 {
-	unsigned int cpu = get_random_u32() % nr_cpu_ids;
-	struct kc_profile_entry *e;
-	struct kc_profile_cpu *pc;
-	unsigned int i, n = 0;
+	struct kc_profile_entry *e = NULL;
+	unsigned int cpu, k, i, n = 0;
 
-	if (!READ_ONCE(kc_profile_on) || !cpu_online(cpu))
+	if (!READ_ONCE(kc_profile_on))
 		return 0;
-	pc = per_cpu_ptr(&kc_profile, cpu);
-	if (!READ_ONCE(pc->next))
-		return 0;
-	e = &pc->ring[get_random_u32() % KC_PROFILE_RING];
-	if (time_after(jiffies, READ_ONCE(e->stamp) + max_age))
+	for (k = 0; k < nr_cpu_ids && !e; k++) {
+		cpu = get_random_u32() % nr_cpu_ids;
+		if (cpu_online(cpu))
+			e = kc_profile_recent(cpu, max_age);
+	}
+	if (!e)
 		return 0;
 	for (i = 0; i < KC_PROFILE_DEPTH; i++) {
 		frames[i] = READ_ONCE(e->frames[i]);

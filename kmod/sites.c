@@ -67,12 +67,29 @@
  */
 #define KC_RUNNING_FNS		64
 #define KC_RUNNING_DRAWS	4
+/*
+ * A function found running runs its callees too, and a short one (an
+ * accessor, a helper the compiler did not inline) is seldom what a tick
+ * interrupts: its time ends in its caller's frame, or in a return thunk
+ * that unwinds to the caller. Half the picks in a running function go to
+ * a targeted function it calls directly, found in its first bytes.
+ */
+#define KC_RUNNING_CALLEES	8
+#define KC_CALLEE_SCAN_BYTES	4096
+
+struct kc_callee {
+	struct kc_range *range;
+	unsigned long start;
+	unsigned long lo, hi;		/* its sites in the range */
+};
 
 struct kc_running_fn {
 	struct kc_range *range;		/* NULL: a free slot */
 	unsigned long start, end;	/* the function's text */
 	unsigned long lo, hi;		/* its sites in the range */
 	unsigned long seen;		/* jiffies of its last tick */
+	unsigned int nr_callees;
+	struct kc_callee callees[KC_RUNNING_CALLEES];
 };
 
 struct kc_atomic_loc {
@@ -112,6 +129,7 @@ static unsigned long kc_build_bytes;
 static unsigned long kc_denied_funcs;
 static unsigned long kc_picks_running;
 static unsigned long kc_picks_uniform;
+static unsigned long kc_picks_callee;
 static struct kc_running_fn kc_running[KC_RUNNING_FNS];
 
 /* The decode buffer of builds, which kc_sites_lock serializes. */
@@ -676,6 +694,70 @@ static bool kc_running_fresh(const struct kc_running_fn *fn)
 					msecs_to_jiffies(KC_RUNNING_AGE_MS));
 }
 
+/* Under kc_sites_lock: @r's sites in [@start, @end) as [*lo, *hi). */
+static bool kc_range_sites(const struct kc_range *r, unsigned long start,
+			   unsigned long end, unsigned long *lo,
+			   unsigned long *hi)
+{
+	if (start < r->base)
+		return false;
+	*lo = kc_range_lower(r, start - r->base);
+	*hi = kc_range_lower(r, min(end - r->base, (unsigned long)r->size));
+	return *lo < *hi;
+}
+
+/* Under kc_sites_lock: a callee of @fn at @target kept, once, if it has sites. */
+static void kc_running_add_callee(struct kc_running_fn *fn,
+				  unsigned long target)
+{
+	struct kc_range *r = kc_range_at(target);
+	struct kc_callee *c = &fn->callees[fn->nr_callees];
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned long start, size;
+	unsigned int i;
+
+	if (!r || (target >= fn->start && target < fn->end))
+		return;
+	for (i = 0; i < fn->nr_callees; i++)
+		if (target == fn->callees[i].start)
+			return;
+	if (!kc_symbol_in(target, sym, &start, &size, true) ||
+	    start != target ||
+	    !kc_range_sites(r, start, start + size, &c->lo, &c->hi))
+		return;
+	c->range = r;
+	c->start = start;
+	fn->nr_callees++;
+}
+
+/*
+ * Under kc_sites_lock: the targeted functions @fn calls or jumps to
+ * directly, as far as its first KC_CALLEE_SCAN_BYTES show. The decode
+ * buffer is the builds', which the lock serializes.
+ */
+static void kc_running_find_callees(struct kc_running_fn *fn)
+{
+	unsigned long size = min(fn->end - fn->start,
+				 (unsigned long)KC_CALLEE_SCAN_BYTES);
+	unsigned long off, next;
+	struct kc_insn insn;
+
+	fn->nr_callees = 0;
+	if (copy_from_kernel_nofault(kc_code, (void *)fn->start, size))
+		return;
+	for (off = 0; off < size && fn->nr_callees < KC_RUNNING_CALLEES;
+	     off += insn.length) {
+		if (kc_decode(kc_code + off, size - off, &insn))
+			break;
+		if ((insn.flags & (KC_INSN_BRANCH | KC_INSN_REL_TARGET |
+				   KC_INSN_COND)) !=
+		    (KC_INSN_BRANCH | KC_INSN_REL_TARGET))
+			continue;
+		next = fn->start + off + insn.length;
+		kc_running_add_callee(fn, next + insn.rel_target);
+	}
+}
+
 /*
  * Under kc_sites_lock: the running function holding @pc, found again or
  * added with its sites; NULL if it has none or the set is full of fresh
@@ -698,19 +780,21 @@ static struct kc_running_fn *kc_running_note(struct kc_range *r,
 		if (!kc_running_fresh(fn))
 			slot = slot ?: fn;
 	}
-	if (!slot || !kc_symbol_in(pc, sym, &start, &size, true) ||
-	    start < r->base)
+	if (!slot || !kc_symbol_in(pc, sym, &start, &size, true))
 		return NULL;
-	lo = kc_range_lower(r, start - r->base);
-	hi = kc_range_lower(r, min(start + size - r->base,
-				   (unsigned long)r->size));
-	if (lo >= hi)
-		return NULL;
+	/* a slot is found only once it is whole */
+	slot->range = NULL;
+	if (!kc_range_sites(r, start, start + size, &lo, &hi))
+		lo = hi = 0;
 	slot->lo = lo;
 	slot->hi = hi;
-	slot->range = r;
 	slot->start = start;
 	slot->end = start + size;
+	kc_running_find_callees(slot);
+	/* a dispatcher without accesses of its own is worth its callees */
+	if (lo == hi && !slot->nr_callees)
+		return NULL;
+	slot->range = r;
 	slot->seen = jiffies;
 	return slot;
 }
@@ -741,8 +825,11 @@ static void kc_running_refresh(void)
 static unsigned long kc_pick_running(void)
 {
 	struct kc_running_fn *fresh[KC_RUNNING_FNS], *fn;
-	unsigned long idx, first = 0;
+	unsigned long idx, lo, hi, first = 0;
+	const struct kc_callee *c;
 	int i, nr = 0, tries;
+	struct kc_range *r;
+	bool callee;
 
 	kc_running_refresh();
 	for (i = 0; i < KC_RUNNING_FNS; i++)
@@ -750,12 +837,25 @@ static unsigned long kc_pick_running(void)
 			fresh[nr++] = &kc_running[i];
 	for (tries = 0; nr && tries < KC_RUNNING_SITE_TRIES; tries++) {
 		fn = fresh[get_random_u32() % nr];
-		idx = fn->lo + get_random_u64() % (fn->hi - fn->lo);
-		if (test_bit(idx, fn->range->refused))
+		r = fn->range;
+		lo = fn->lo;
+		hi = fn->hi;
+		callee = fn->nr_callees &&
+			 (fn->lo == fn->hi || (get_random_u32() & 1));
+		if (callee) {
+			c = &fn->callees[get_random_u32() % fn->nr_callees];
+			r = c->range;
+			lo = c->lo;
+			hi = c->hi;
+		}
+		idx = lo + get_random_u64() % (hi - lo);
+		if (test_bit(idx, r->refused))
 			continue;
-		if (kc_site_taken(kc_site_cold(fn->range, idx)))
-			return fn->range->base + fn->range->offs[idx];
-		first = first ?: fn->range->base + fn->range->offs[idx];
+		if (kc_site_taken(kc_site_cold(r, idx))) {
+			kc_picks_callee += callee;
+			return r->base + r->offs[idx];
+		}
+		first = first ?: r->base + r->offs[idx];
 	}
 	return first;
 }
@@ -898,10 +998,10 @@ void kc_sites_stats(struct seq_file *m)
 		refused += r->nr_refused;
 	seq_printf(m, "sites %lu\nsites_refused %lu\nsites_bytes %lu\n"
 		   "sites_build_ms %llu\nfuncs_denied %lu\npicks_running %lu\n"
-		   "picks_uniform %lu\n",
+		   "picks_uniform %lu\npicks_callee %lu\n",
 		   kc_nr_sites, refused, kc_build_bytes,
 		   div_u64(kc_build_ns, NSEC_PER_MSEC), kc_denied_funcs,
-		   kc_picks_running, kc_picks_uniform);
+		   kc_picks_running, kc_picks_uniform, kc_picks_callee);
 	mutex_unlock(&kc_sites_lock);
 }
 

@@ -1108,6 +1108,33 @@ TEST_F_TIMEOUT(engine, picks_go_to_the_code_that_runs, 300)
 	ASSERT_EQ(0, kc_unload_module("kc_planted"));
 }
 
+/*
+ * A short function is seldom what a tick interrupts, but the running
+ * function that calls it shows it: with the caller and its one-line
+ * callee targeted and the caller running, picks reach the callee through
+ * the caller.
+ */
+TEST_F_TIMEOUT(engine, picks_reach_the_functions_running_code_calls, 300)
+{
+	int i;
+
+	ASSERT_EQ(0, load_planted());
+	ASSERT_EQ(0, kc_write_attr("targets",
+				   "kc_planted:kc_r7_incer,kc_planted:kc_r7_inc_field"));
+	ASSERT_EQ(0, kc_enable());
+	ASSERT_EQ(0, kc_stat("picks_callee"));
+	for (i = 0; i < 100 && kc_stat("picks_callee") <= 0; i++)
+		ASSERT_EQ(0, kc_write_file("/sys/kernel/debug/kc_planted/run",
+					   "r7 200"));
+	ASSERT_GT(kc_stat("picks_callee"), 0) {
+		kc_read_stats(buf, sizeof(buf));
+		TH_LOG("%s", buf);
+	}
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	ASSERT_EQ(0, kprobes_enabled());
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+}
+
 TEST_F_TIMEOUT(engine, budget_holds_the_cost_on_a_hot_loop, 600)
 {
 	long cost, budget;
