@@ -642,7 +642,11 @@ static int foreign_probe_add_while_armed(unsigned long site, unsigned long at)
  * out first, and none is armed where an optimized probe's jump covers it.
  * Whatever the order, the module's text ends as it began.
  */
-/* The kc_planted function @addr is in, into @name. */
+/*
+ * The kc_planted function @addr is in, into @name, as a target names it:
+ * without the compiler's suffix (".part.0", ".cold"), which targets match
+ * stripped.
+ */
 static int planted_function_at(unsigned long addr, char *name, size_t size)
 {
 	char line[512], sym[256], mod[72];
@@ -656,7 +660,7 @@ static int planted_function_at(unsigned long addr, char *name, size_t size)
 		    !strchr("tT", type) || a > addr || a <= best)
 			continue;
 		best = a;
-		snprintf(name, size, "%s", sym);
+		snprintf(name, size, "%.*s", (int)strcspn(sym, "."), sym);
 	}
 	if (f)
 		fclose(f);
