@@ -4,8 +4,8 @@
  * without parsing the console; "control", which takes the words syzkaller
  * writes to KCSAN's control file ("on", "off") plus target specs; "stats",
  * the counters; "arm_latency_ns" and "visited", for the benchmarks;
- * "watched", the ranges recently watched, and "rescue_selftest", for the
- * tests.
+ * "watched", the ranges recently watched, and "rescue_selftest" and
+ * "cpusync_selftest", for the tests.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -116,15 +116,15 @@ static const struct file_operations kc_visited_fops = {
  * Reading it runs the rescue's self-test: "passed", or "failed" and the
  * error. Read-only, so that no write, however malformed, runs it.
  */
-static ssize_t kc_rescue_test_read(struct file *file, char __user *ubuf,
-				   size_t count, loff_t *ppos)
+static ssize_t kc_selftest_read(char __user *ubuf, size_t count,
+				loff_t *ppos, int (*selftest)(void))
 {
 	char out[32];
 	int ret, len;
 
 	if (*ppos)
 		return 0;
-	ret = kc_pool_rescue_selftest();
+	ret = selftest();
 	if (ret)
 		len = scnprintf(out, sizeof(out), "failed %d\n", ret);
 	else
@@ -132,9 +132,28 @@ static ssize_t kc_rescue_test_read(struct file *file, char __user *ubuf,
 	return simple_read_from_buffer(ubuf, count, ppos, out, len);
 }
 
+static ssize_t kc_rescue_test_read(struct file *file, char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	return kc_selftest_read(ubuf, count, ppos, kc_pool_rescue_selftest);
+}
+
 static const struct file_operations kc_rescue_test_fops = {
 	.owner = THIS_MODULE,
 	.read = kc_rescue_test_read,
+	.llseek = noop_llseek,
+};
+
+/* The same for the wait before a removal's second write (cpusync.c). */
+static ssize_t kc_cpusync_test_read(struct file *file, char __user *ubuf,
+				    size_t count, loff_t *ppos)
+{
+	return kc_selftest_read(ubuf, count, ppos, kc_cpusync_selftest);
+}
+
+static const struct file_operations kc_cpusync_test_fops = {
+	.owner = THIS_MODULE,
+	.read = kc_cpusync_test_read,
 	.llseek = noop_llseek,
 };
 
@@ -228,6 +247,8 @@ int kc_debugfs_init(void)
 			    &kc_stats_fops);
 	debugfs_create_file("rescue_selftest", 0400, kc_debugfs_dir, NULL,
 			    &kc_rescue_test_fops);
+	debugfs_create_file("cpusync_selftest", 0400, kc_debugfs_dir, NULL,
+			    &kc_cpusync_test_fops);
 	return 0;
 }
 

@@ -54,6 +54,7 @@ static const char * const kc_denied_names[] = {
 	"perf_*", "__perf_*", "*_perf_*", "x86_pmu*",
 	/* irq_work, cross-CPU calls, IPIs, APIC */
 	"*irq_work*", "*smp_call_function*", "*call_function*", "*csd*",
+	"*call_single*", "generic_exec_single", "llist_*",
 	"send_call_func*", "native_send_call_func*", "*apic*", "*_ipi*",
 	"*IPI*", "sysvec_*", "__sysvec_*",
 	/* interrupt entry and softirq machinery */

@@ -327,11 +327,18 @@ unsigned int kc_profile_draw(unsigned long *frames, unsigned long max_age);
 u64 kc_profile_ns(void);
 void kc_profile_stats(struct seq_file *m);
 
-void kc_rescue_init(struct delayed_work *work);
+void kc_rescue_init(struct delayed_work *work, void (*write)(void));
 void kc_rescue_exit(void);
 void kc_rescue_expect(unsigned long delay);
 void kc_rescue_ran(void);
 unsigned long kc_rescue_pulled(void);
+
+/* cpusync.c */
+void kc_cpusync_init(void);
+void kc_cpusync_exit(void);
+unsigned long kc_cpusync_kick(void);
+bool kc_cpusync_done(unsigned long gen);
+int kc_cpusync_selftest(void);
 
 /* pool.c */
 /* After a fired breakpoint's removal, its page is written again this late. */

@@ -58,6 +58,13 @@
 /* Hits later than this after the disable are stale, not in flight. */
 #define KC_INFLIGHT_MS		10
 #define KC_DRAIN_MS		5000
+/*
+ * A removal's second write waits for every CPU's answer (kmod/cpusync.c)
+ * this long at most: a CPU that keeps its interrupts off longer is not
+ * translating, it spins on a lock or on the very int3 the write ends.
+ */
+#define KC_SETTLE_SYNC_NS	(10 * NSEC_PER_MSEC)
+#define KC_SETTLE_POLL_NS	(100 * NSEC_PER_USEC)
 /* Bytes before a site that another tool's 5-byte jump could cover. */
 #define KC_GUARD_BEFORE		4
 
@@ -81,6 +88,7 @@ struct kc_probe {
 	u64 armed_ns;
 	u64 spent_ns;			/* its first hit; a store from int3 */
 	u64 settle_ns;			/* its page is to be written again */
+	unsigned long settle_sync;	/* after the CPUs answer this kick */
 	unsigned long repoked;
 	bool scrub;			/* patched since the keeper's scrub */
 	bool condemned;			/* its site is never to be armed again */
@@ -95,6 +103,7 @@ struct kc_probe {
 	bool alias_open;		/* a first hit may write through it */
 	unsigned int alias_gen;		/* the arming that opened it */
 	atomic_t alias_users;		/* first hits writing through it */
+	bool rescuable;			/* a visit: the rescue may write */
 	u64 out_ns;			/* its first hit took the int3 out */
 	u8 guard_len;
 	u8 guard[KC_GUARD_BEFORE + KC_INSN_MAX_LEN];
@@ -117,6 +126,8 @@ static unsigned long kc_pool_spent_n;
 static u64 kc_pool_spent_wait_ns;
 static u64 kc_pool_spent_life_ns;
 static unsigned long kc_pool_settles;
+/* second writes made before every CPU answered: at the bound */
+static unsigned long kc_pool_settles_unanswered;
 /* visits: arming a site that no kprobe is registered for */
 static unsigned long kc_pool_visits;
 static u64 kc_pool_visit_ns;
@@ -570,6 +581,13 @@ static void kc_probe_map_alias(struct kc_probe *p)
 static void kc_probe_unmap_alias(struct kc_probe *p)
 {
 	kc_probe_close_alias(p);
+	if (p->rescuable) {
+		WRITE_ONCE(p->rescuable, false);
+		/* pairs with kc_pool_rescue_write() */
+		smp_mb();
+		while (atomic_read(&p->alias_users))
+			cpu_relax();
+	}
 	if (p->alias)
 		kc_text_unmap(p->alias);
 	p->alias = NULL;
@@ -940,6 +958,43 @@ static void kc_pool_scrub_fn(struct work_struct *work)
 }
 
 /*
+ * The rescue's (kmod/rescue.c), from a watchdog's hard interrupt when the
+ * scrub work is overdue: the pages of the visits whose writes are still
+ * due, written now, lock-free. The loop the work would end may be the
+ * one this CPU interrupted, and then the work cannot run here.
+ */
+static void kc_pool_rescue_write(void)
+{
+	int i;
+
+	for (i = 0; i < kc_pool_end(); i++) {
+		struct kc_probe *p = &kc_probes[i];
+		unsigned long addr;
+		u8 *alias, v;
+
+		if (!READ_ONCE(p->rescuable) ||
+		    kc_probe_state(p) != KC_PROBE_IDLE ||
+		    READ_ONCE(p->scrubs) >= kc_visit_scrubs(p))
+			continue;
+		atomic_inc(&p->alias_users);
+		/* pairs with kc_probe_unmap_alias() */
+		smp_mb__after_atomic();
+		if (READ_ONCE(p->rescuable)) {
+			/* pairs with kc_visit_arm_locked() */
+			smp_rmb();
+			addr = (unsigned long)READ_ONCE(p->kp.addr);
+			alias = READ_ONCE(p->alias);
+			if (alias && !copy_from_kernel_nofault(&v, (void *)addr, 1))
+				kc_alias_cmpxchg(alias, v, v);
+		}
+		/* the write through the alias is done before it may go */
+		smp_mb__before_atomic();
+		atomic_dec(&p->alias_users);
+	}
+}
+NOKPROBE_SYMBOL(kc_pool_rescue_write);
+
+/*
  * The rescue's self-test: the scrub, queued on this CPU, which then keeps
  * its interrupts off as the looping vCPU does, still runs, pulled by
  * another CPU's watchdog. 0, -EIO if it did not run in time, -ENODEV on a
@@ -1033,6 +1088,9 @@ static int kc_visit_arm_locked(struct kc_probe *p, unsigned long addr,
 		return -EAGAIN;
 	}
 	p->direct = true;
+	/* its address and alias before the rescue may use them */
+	smp_wmb();
+	WRITE_ONCE(p->rescuable, true);
 	return 0;
 }
 
@@ -1270,56 +1328,74 @@ out:
 }
 
 /*
- * Take @p out of the text, if its first hit has not. A fired breakpoint's
- * page is written once more KC_SETTLE_NS after its int3 went out
- * (kc_pool_settle_locked()), and until then the breakpoint
- * still counts as spent for its waiting thread: under QEMU's
- * multi-threaded TCG a translation of the page that read the int3 before
- * our write but was linked after it is not dropped by the write, and the
- * sampled thread, back in its loop, would run the removed int3 on every
- * pass until the keeper's scrub. Neither a second write at once nor a
- * sync of every CPU after the first ends such translations reliably; a
- * second write a little later does. On hardware it changes nothing.
+ * Take @p out of the text, if its first hit has not. The page of an int3
+ * we wrote ourselves is written once more KC_SETTLE_NS after the int3
+ * went out, once every other CPU has taken an interrupt since
+ * (kc_pool_settle_locked()), and until then a fired breakpoint still
+ * counts as spent for its waiting thread: under QEMU's multi-threaded TCG
+ * a translation of the page that read the int3 before our write but was
+ * linked after it is not dropped by the write, and the sampled thread,
+ * back in its loop, would run the removed int3 on every pass; once a
+ * visit's entry is gone, any CPU that runs it loops in kprobes' retry.
+ * Neither a second write at once nor a sync of every CPU without one ends
+ * such translations; a second write after the sync does. On hardware it
+ * changes nothing.
  */
 static void kc_probe_disable(struct kc_probe *p, int state)
 {
-	/*
-	 * Only a fired breakpoint has a thread waiting for the second write.
-	 * A visit's later writes come from the scrub work, the first within
-	 * a tick (kc_pool_scrub_fn()): for a visit that expired neither the
-	 * armer is woken nor the keeper asked to write its page again.
-	 */
-	bool settle = p->direct && kc_probe_state(p) == KC_PROBE_SPENT;
+	bool settle = p->direct;
 	u64 out = READ_ONCE(p->out_ns);
 
 	kc_probe_remove(p);
-	if (settle)
-		WRITE_ONCE(p->settle_ns, (out ?: ktime_get_ns()) + KC_SETTLE_NS);
+	if (settle) {
+		p->settle_sync = kc_cpusync_kick();
+		WRITE_ONCE(p->settle_ns,
+			   (out ?: ktime_get_ns()) + KC_SETTLE_NS);
+	}
 	p->idle_since = jiffies;
 	WRITE_ONCE(p->scrub, !p->visit);
 	atomic_set(&p->state, state);
 }
 
 /*
+ * Whether @p's second write may wait for the CPUs' answers no longer,
+ * and how long it may still wait, in @left.
+ */
+static bool kc_probe_settle_due(const struct kc_probe *p, u64 now, u64 *left)
+{
+	u64 due = READ_ONCE(p->settle_ns);
+
+	*left = due > now ? due - now : 0;
+	if (*left || kc_cpusync_done(READ_ONCE(p->settle_sync)))
+		return !*left;
+	if (now >= due + KC_SETTLE_SYNC_NS)
+		return true;
+	*left = min_t(u64, KC_SETTLE_POLL_NS, due + KC_SETTLE_SYNC_NS - now);
+	return false;
+}
+
+/*
  * The armer's: write again the pages of the removals whose time has come.
  * The keeper's scrub stays due as well: a translation held up longer than
- * the settle delay (its vCPU preempted on the host) is still caught, later;
- * that is rare.
+ * the settle's bound (its vCPU preempted on the host) is still caught,
+ * later; that is rare.
  */
 static void kc_pool_settle_locked(void)
 {
-	u64 now = ktime_get_ns();
+	u64 now = ktime_get_ns(), left;
 	int i;
 
 	for (i = 0; i < kc_pool_end(); i++) {
 		struct kc_probe *p = &kc_probes[i];
 		int s = kc_probe_state(p);
 
-		if (!p->settle_ns || now < p->settle_ns)
+		if (!p->settle_ns || !kc_probe_settle_due(p, now, &left))
 			continue;
 		if (s != KC_PROBE_FREE && s != KC_PROBE_BUSY) {
 			kc_probe_scrub(p);
 			kc_pool_settles++;
+			if (!kc_cpusync_done(p->settle_sync))
+				kc_pool_settles_unanswered++;
 		}
 		WRITE_ONCE(p->settle_ns, 0);
 	}
@@ -1328,14 +1404,14 @@ static void kc_pool_settle_locked(void)
 /* Nanoseconds until the next removal is due its second write; 0: now. */
 u64 kc_pool_settle_in_ns(void)
 {
-	u64 now = ktime_get_ns(), next = U64_MAX;
+	u64 now = ktime_get_ns(), next = U64_MAX, left;
 	int i;
 
 	for (i = 0; i < kc_pool_end(); i++) {
-		u64 due = READ_ONCE(kc_probes[i].settle_ns);
-
-		if (due)
-			next = min(next, due > now ? due - now : 0);
+		if (!READ_ONCE(kc_probes[i].settle_ns))
+			continue;
+		kc_probe_settle_due(&kc_probes[i], now, &left);
+		next = min(next, left);
 	}
 	return next;
 }
@@ -1491,9 +1567,9 @@ void kc_pool_disarm_all(void)
 						       KC_PROBE_RESERVE);
 	}
 	/* the armer is stopped: the second writes are ours */
-	if (kc_pool_settle_in_ns() != U64_MAX) {
-		usleep_range(KC_SETTLE_NS / NSEC_PER_USEC,
-			     2 * KC_SETTLE_NS / NSEC_PER_USEC);
+	while (kc_pool_settle_in_ns() != U64_MAX) {
+		usleep_range(KC_SETTLE_POLL_NS / NSEC_PER_USEC,
+			     2 * KC_SETTLE_POLL_NS / NSEC_PER_USEC);
 		kc_pool_settle_locked();
 	}
 	mutex_unlock(&kc_pool_lock);
@@ -2000,6 +2076,7 @@ void kc_pool_stats(struct seq_file *m)
 		   "enable_us_mean %llu\n"
 		   "spent_wait_us_mean %llu\nspent_life_us_mean %llu\n"
 		   "hits_stale %lu\nretire_settles %lu\n"
+		   "settles_unanswered %lu\n"
 		   "visits %lu\nvisit_us_mean %llu\nvisits_again %lu\n"
 		   "visit_again_us_mean %llu\nvisits_refused %lu\n"
 		   "visits_withdrawn %lu\nscrubs_rescued %lu\n"
@@ -2016,6 +2093,7 @@ void kc_pool_stats(struct seq_file *m)
 		   kc_mean_us(kc_pool_spent_wait_ns, kc_pool_spent_n),
 		   kc_mean_us(kc_pool_spent_life_ns, kc_pool_spent_n),
 		   kc_pool_sum_stale(), READ_ONCE(kc_pool_settles),
+		   READ_ONCE(kc_pool_settles_unanswered),
 		   READ_ONCE(kc_pool_visits),
 		   kc_mean_us(kc_pool_visit_ns, kc_pool_visits),
 		   READ_ONCE(kc_pool_revisits),
@@ -2028,7 +2106,8 @@ void kc_pool_stats(struct seq_file *m)
 void kc_pool_init(kprobe_pre_handler_t handler)
 {
 	kc_pool_handler = handler;
-	kc_rescue_init(&kc_pool_scrub_work);
+	kc_cpusync_init();
+	kc_rescue_init(&kc_pool_scrub_work, kc_pool_rescue_write);
 	kc_pool_visits_init();
 }
 
@@ -2041,6 +2120,7 @@ void kc_pool_exit(void)
 	if (kc_visits_possible)
 		unregister_die_notifier(&kc_pool_int3_nb);
 	kc_visits_possible = false;
+	kc_cpusync_exit();
 }
 
 /* The table changed: the reserve's sites may be targets no more. */

@@ -12,24 +12,32 @@
  * writes the page, and the guest hangs until the RCU stall detector
  * panics it.
  *
- * So while the work is due, every CPU runs a watchdog timer of its own,
- * and a CPU that finds the work overdue pulls it onto itself: one CPU that
- * still runs its timers is enough. The watchdogs stop once nothing is due.
- * On hardware the work is never overdue and the watchdogs never pull.
+ * So while the work is due, every CPU runs a watchdog of its own, and one
+ * that finds the work overdue writes the pages itself, lock-free, and
+ * pulls the work onto itself for the rest. The watchdogs are hard
+ * hrtimers: a CPU that loops with interrupts on but cannot schedule (a
+ * spinlock held, or bottom halves off, where neither a softirq timer nor
+ * a worker runs) still ends its own loop. One CPU with interrupts on is
+ * enough. The watchdogs stop once nothing is due. On hardware the work is
+ * never overdue and the watchdogs never act.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
 #include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/hrtimer.h>
 #include <linux/jiffies.h>
+#include <linux/kprobes.h>
 #include <linux/percpu.h>
-#include <linux/spinlock.h>
-#include <linux/timer.h>
+#include <linux/rcupdate.h>
+#include <linux/smp.h>
 #include <linux/workqueue.h>
 
 #include "kcollider.h"
 
 /*
- * Overdue: this long after its due time the work is pulled, by a
+ * Overdue: this long after its due time the work is rescued, by a
  * watchdog that looks every tick. A loop the work ends lasts at most
  * their sum; each look wakes its CPU, so not much more often.
  */
@@ -37,13 +45,15 @@
 #define KC_RESCUE_TICK_MS	50
 
 static struct delayed_work *kc_rescue_work;
+static void (*kc_rescue_write)(void);
 /* jiffies the work is due by; 0: nothing due */
 static unsigned long kc_rescue_due;
 static bool kc_rescue_enabled;
-static bool kc_rescue_ticking;
-/* orders the watchdogs' re-arming against starting and stopping them */
-static DEFINE_SPINLOCK(kc_rescue_lock);
-static DEFINE_PER_CPU(struct timer_list, kc_rescue_timer);
+static DEFINE_PER_CPU(bool, kc_rescue_ticking);
+static DEFINE_PER_CPU(struct hrtimer, kc_rescue_timer);
+/* a watchdog is started on its own CPU: hrtimers fire where started */
+static DEFINE_PER_CPU(call_single_data_t, kc_rescue_csd);
+static atomic_t kc_rescue_csds_in_flight = ATOMIC_INIT(0);
 static DEFINE_PER_CPU(unsigned long, kc_rescue_pulls);
 
 static bool kc_rescue_overdue(void)
@@ -54,54 +64,65 @@ static bool kc_rescue_overdue(void)
 				 due + msecs_to_jiffies(KC_RESCUE_GRACE_MS));
 }
 
-static void kc_rescue_tick(struct timer_list *t)
+static enum hrtimer_restart kc_rescue_tick(struct hrtimer *t)
 {
 	if (kc_rescue_overdue() && READ_ONCE(kc_rescue_enabled)) {
+		kc_rescue_write();
 		/* taken from the stuck CPU's timer or worklist, run here */
 		mod_delayed_work_on(smp_processor_id(), system_wq,
 				    kc_rescue_work, 0);
 		this_cpu_inc(kc_rescue_pulls);
 	}
-	spin_lock(&kc_rescue_lock);
-	if (kc_rescue_enabled && READ_ONCE(kc_rescue_due))
-		mod_timer(t, jiffies + msecs_to_jiffies(KC_RESCUE_TICK_MS));
-	else
-		kc_rescue_ticking = false;
-	spin_unlock(&kc_rescue_lock);
+	this_cpu_write(kc_rescue_ticking, false);
+	/* pairs with kc_rescue_expect(): its mark seen, or our flag there */
+	smp_mb();
+	if (!READ_ONCE(kc_rescue_enabled) || !READ_ONCE(kc_rescue_due))
+		return HRTIMER_NORESTART;
+	this_cpu_write(kc_rescue_ticking, true);
+	hrtimer_forward_now(t, ms_to_ktime(KC_RESCUE_TICK_MS));
+	return HRTIMER_RESTART;
 }
+NOKPROBE_SYMBOL(kc_rescue_tick);
 
-static void kc_rescue_start(void)
+/* On the watchdog's own CPU, interrupts off. */
+static void kc_rescue_start_local(void *unused)
 {
-	unsigned long expires = jiffies + msecs_to_jiffies(KC_RESCUE_TICK_MS);
-	unsigned long flags;
-	int cpu;
+	struct hrtimer *t = this_cpu_ptr(&kc_rescue_timer);
 
-	spin_lock_irqsave(&kc_rescue_lock, flags);
-	if (kc_rescue_enabled && !kc_rescue_ticking) {
-		kc_rescue_ticking = true;
-		for_each_online_cpu(cpu) {
-			struct timer_list *t = per_cpu_ptr(&kc_rescue_timer,
-							   cpu);
-
-			if (timer_pending(t))
-				continue;
-			t->expires = expires;
-			add_timer_on(t, cpu);
-		}
+	if (READ_ONCE(kc_rescue_enabled) && !hrtimer_is_queued(t)) {
+		this_cpu_write(kc_rescue_ticking, true);
+		hrtimer_start(t, ms_to_ktime(KC_RESCUE_TICK_MS),
+			      HRTIMER_MODE_REL_PINNED_HARD);
 	}
-	spin_unlock_irqrestore(&kc_rescue_lock, flags);
+	/* our text's last access but the return: see kc_rescue_exit() */
+	atomic_dec(&kc_rescue_csds_in_flight);
 }
+NOKPROBE_SYMBOL(kc_rescue_start_local);
 
 /*
  * The watched work was queued to run @delay jiffies from now. Call after
  * queueing it: the work may already be running and clear the mark. Any
- * context but the watchdogs' own.
+ * context but int3 and NMI, interrupts off too.
  */
 void kc_rescue_expect(unsigned long delay)
 {
+	int cpu;
+
 	WRITE_ONCE(kc_rescue_due, (jiffies + delay) ?: 1);
-	if (!READ_ONCE(kc_rescue_ticking))
-		kc_rescue_start();
+	atomic_inc(&kc_rescue_csds_in_flight);
+	/* holds kc_rescue_exit() off; pairs with kc_rescue_tick() too */
+	smp_mb__after_atomic();
+	for_each_online_cpu(cpu) {
+		if (!READ_ONCE(kc_rescue_enabled) ||
+		    READ_ONCE(per_cpu(kc_rescue_ticking, cpu)))
+			continue;
+		atomic_inc(&kc_rescue_csds_in_flight);
+		/* -EBUSY: the one still queued starts it */
+		if (smp_call_function_single_async(cpu,
+				per_cpu_ptr(&kc_rescue_csd, cpu)))
+			atomic_dec(&kc_rescue_csds_in_flight);
+	}
+	atomic_dec(&kc_rescue_csds_in_flight);
 }
 
 /* The watched work is running: what it queues again it expects again. */
@@ -120,26 +141,38 @@ unsigned long kc_rescue_pulled(void)
 	return n;
 }
 
-void kc_rescue_init(struct delayed_work *work)
+/*
+ * @write: writes the pages the work would, lock-free, from a watchdog's
+ * hard interrupt.
+ */
+void kc_rescue_init(struct delayed_work *work, void (*write)(void))
 {
 	int cpu;
 
 	kc_rescue_work = work;
-	for_each_possible_cpu(cpu)
-		timer_setup(per_cpu_ptr(&kc_rescue_timer, cpu), kc_rescue_tick,
-			    TIMER_PINNED);
+	kc_rescue_write = write;
+	for_each_possible_cpu(cpu) {
+		hrtimer_init(per_cpu_ptr(&kc_rescue_timer, cpu),
+			     CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+		per_cpu(kc_rescue_timer, cpu).function = kc_rescue_tick;
+		INIT_CSD(per_cpu_ptr(&kc_rescue_csd, cpu),
+			 kc_rescue_start_local, NULL);
+	}
 	WRITE_ONCE(kc_rescue_enabled, true);
 }
 
 /* Before the watched work is cancelled: no watchdog queues it after. */
 void kc_rescue_exit(void)
 {
-	unsigned long flags;
 	int cpu;
 
-	spin_lock_irqsave(&kc_rescue_lock, flags);
 	WRITE_ONCE(kc_rescue_enabled, false);
-	spin_unlock_irqrestore(&kc_rescue_lock, flags);
+	/* pairs with kc_rescue_expect(): it sees this, or we its count */
+	smp_mb();
+	while (atomic_read(&kc_rescue_csds_in_flight))
+		usleep_range(1000, 2000);
+	/* a start runs with interrupts off: an RCU reader to its return */
+	synchronize_rcu();
 	for_each_possible_cpu(cpu)
-		del_timer_sync(per_cpu_ptr(&kc_rescue_timer, cpu));
+		hrtimer_cancel(per_cpu_ptr(&kc_rescue_timer, cpu));
 }

@@ -201,29 +201,7 @@ static long target_sites(const char *spec)
 	return -1;
 }
 
-static char klog[1 << 20];
-static char klog_anchor[128];
-
-static int klog_read(void)
-{
-	int len = klogctl(3, klog, sizeof(klog) - 1);	/* READ_ALL */
-
-	klog[len > 0 ? len : 0] = '\0';
-	return len > 0 ? len : 0;
-}
-
-/* Remember where the log is: only what comes after it is this test's. */
-static void klog_mark(void)
-{
-	int len = klog_read();
-	int n = len < (int)sizeof(klog_anchor) - 1 ? len :
-		(int)sizeof(klog_anchor) - 1;
-
-	memcpy(klog_anchor, klog + len - n, n);
-	klog_anchor[n] = '\0';
-}
-
-/* Kernel messages a hung or crashed CPU leaves, since klog_mark(). */
+/* Kernel messages a hung or crashed CPU leaves, since kc_klog_mark(). */
 static const char *dmesg_trouble(void)
 {
 	static const char * const bad[] = {
@@ -231,15 +209,11 @@ static const char *dmesg_trouble(void)
 		"blocked for more than", "WARNING:", "BUG: unable",
 		"BUG: kernel", "Oops", "general protection", NULL,
 	};
-	const char *from, *at;
+	const char *at = kc_klog_find(bad);
 	int i;
 
-	klog_read();
-	at = klog_anchor[0] ? strstr(klog, klog_anchor) : NULL;
-	/* the ring buffer wrapped past the mark: all of it is new */
-	from = at ? at + strlen(klog_anchor) : klog;
-	for (i = 0; bad[i]; i++)
-		if (strstr(from, bad[i]))
+	for (i = 0; at && bad[i]; i++)
+		if (!strncmp(at, bad[i], strlen(bad[i])))
 			return bad[i];
 	return NULL;
 }
@@ -337,7 +311,7 @@ TEST_F_TIMEOUT(engine, all_targets_the_whole_kernel, 300)
 	long sites, samples = 0;
 	int i, n;
 
-	klog_mark();
+	kc_klog_mark();
 	kmsg("all: building", 0);
 	ASSERT_EQ(0, kc_write_attr("targets", "all"));
 	sites = target_sites("all");
@@ -1388,7 +1362,7 @@ TEST_F_TIMEOUT(soak, load_unload_with_hot_targets, 36000)
 	if (!kc_in_vm())
 		SKIP(return, "not inside the kcollider test VM");
 	ASSERT_EQ(0, load_planted());
-	klog_mark();
+	kc_klog_mark();
 	/*
 	 * Warm-up: what the kernel allocates once, on the first kprobes,
 	 * perf breakpoints and module loads of their kind, is not a leak.
@@ -1503,7 +1477,7 @@ TEST_F_TIMEOUT(soak, cpu_hotplug_while_sampling, 300)
 	if (!kc_in_vm())
 		SKIP(return, "not inside the kcollider test VM");
 	ASSERT_GT(cpu, 0);
-	klog_mark();
+	kc_klog_mark();
 	ASSERT_EQ(0, cpu_online(cpu, false));
 	ASSERT_EQ(0, kc_load_module(kc_module_path(), NULL));
 	ASSERT_EQ(0, load_planted());

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/klog.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -327,6 +328,66 @@ static inline unsigned long long kc_kallsyms_find(const char *name,
 	if (f)
 		fclose(f);
 	return found;
+}
+
+/*
+ * The kernel log since kc_klog_mark(): a test judges only its own lines,
+ * not, say, the task dump the suite asked for while an earlier test was
+ * slow.
+ */
+#define KC_KLOG_ANCHOR	128
+
+static inline char *kc_klog(void)
+{
+	static char klog[1 << 20];
+
+	return klog;
+}
+
+static inline char *kc_klog_anchor(void)
+{
+	static char anchor[KC_KLOG_ANCHOR];
+
+	return anchor;
+}
+
+static inline int kc_klog_read(void)
+{
+	int len = klogctl(3, kc_klog(), (1 << 20) - 1);	/* READ_ALL */
+
+	kc_klog()[len > 0 ? len : 0] = '\0';
+	return len > 0 ? len : 0;
+}
+
+/* Remember where the log is: only what comes after it is this test's. */
+static inline void kc_klog_mark(void)
+{
+	int len = kc_klog_read();
+	int n = len < KC_KLOG_ANCHOR - 1 ? len : KC_KLOG_ANCHOR - 1;
+
+	memcpy(kc_klog_anchor(), kc_klog() + len - n, n);
+	kc_klog_anchor()[n] = '\0';
+}
+
+/*
+ * Where the first of @bad (NULL-terminated) appears in the log since the
+ * mark, or NULL.
+ */
+static inline const char *kc_klog_find(const char * const *bad)
+{
+	const char *anchor = kc_klog_anchor(), *from, *at;
+	int i;
+
+	kc_klog_read();
+	at = anchor[0] ? strstr(kc_klog(), anchor) : NULL;
+	/* the ring buffer wrapped past the mark: all of it is new */
+	from = at ? at + strlen(anchor) : kc_klog();
+	for (i = 0; bad[i]; i++) {
+		at = strstr(from, bad[i]);
+		if (at)
+			return at;
+	}
+	return NULL;
 }
 
 #endif /* KC_VM_UTIL_H */
