@@ -202,7 +202,16 @@ static void kc_range_note_atomic(struct kc_range *r, const struct kc_insn *insn,
 	r->nr_atomics++;
 }
 
-/* Sites when @sites, and the LOCK'd globals always. */
+/*
+ * Sites when @sites, and the LOCK'd globals always. Never a function's
+ * first instruction: under QEMU's TCG every call starts a translated block
+ * there, and a block translated while our int3 was in and linked after
+ * its removal, once no probe is registered, sends every CPU that calls
+ * the function into kprobes' retry of an int3 that memory no longer
+ * holds. Where the callers have interrupts off (the scheduler's list
+ * checks), nothing ends that loop: it hung the guest with every CPU
+ * there. Most functions start with ftrace's nop and lose nothing.
+ */
 static unsigned int kc_decode_function(struct kc_range *r, unsigned long start,
 				       unsigned long size, bool percpu,
 				       bool sites)
@@ -218,7 +227,7 @@ static unsigned int kc_decode_function(struct kc_range *r, unsigned long start,
 		if (kc_decode(kc_code + off, size - off, &insn))
 			break;
 		kc_range_note_atomic(r, &insn, start + off + insn.length);
-		if (sites && kc_site_wanted(&insn, percpu) &&
+		if (sites && off && kc_site_wanted(&insn, percpu) &&
 		    kc_range_push(r, start + off - r->base))
 			break;
 	}
