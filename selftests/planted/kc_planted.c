@@ -2037,6 +2037,23 @@ static const struct file_operations kc_perf_bp_fops = {
 };
 
 /*
+ * ---- Site layout (never run): a load as a function's first instruction
+ * (notrace: no ftrace nop before it), and the same load after the nop.
+ * kcollider never makes a function's first instruction a site.
+ */
+int kc_layout_word;
+
+notrace noinline int kc_layout_first_load(void)
+{
+	return READ_ONCE(kc_layout_word);
+}
+
+noinline int kc_layout_later_load(void)
+{
+	return READ_ONCE(kc_layout_word);
+}
+
+/*
  * Any write: wait for every RCU callback queued so far, so that a memory
  * reading taken next does not count what is merely waiting to be freed.
  */

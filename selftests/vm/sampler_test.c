@@ -371,6 +371,28 @@ TEST_F(engine, glob_and_exclusion_specs)
 	ASSERT_EQ(0, kc_unload_module("kc_planted"));
 }
 
+/*
+ * Under QEMU's TCG every call starts a translated block at a function's
+ * first instruction, and a stale int3 there loops every caller (with the
+ * scheduler's interrupts off, every CPU: a soak hung so). It is never a
+ * site; the same load after ftrace's nop is.
+ */
+TEST_F(engine, a_functions_first_instruction_is_never_a_site)
+{
+	ASSERT_EQ(0, load_planted())
+		TH_LOG("load kc_planted: %s", strerror(errno));
+	ASSERT_EQ(0, kc_write_attr("targets", "clear"));
+	ASSERT_EQ(0, kc_write_attr("targets",
+				   "kc_planted:kc_layout_first_load"));
+	ASSERT_EQ(0, target_sites("kc_planted:kc_layout_first_load"));
+	ASSERT_EQ(0, kc_write_attr("targets", "clear"));
+	ASSERT_EQ(0, kc_write_attr("targets",
+				   "kc_planted:kc_layout_later_load"));
+	ASSERT_EQ(1, target_sites("kc_planted:kc_layout_later_load"));
+	ASSERT_EQ(0, kc_write_attr("targets", "clear"));
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+}
+
 /* The detector's own dependencies are named, but never get a site. */
 static bool kernel_has_function(const char *name)
 {
