@@ -134,6 +134,10 @@ static struct kc_running_fn kc_running[KC_RUNNING_FNS];
 
 /* The decode buffer of builds, which kc_sites_lock serializes. */
 static u8 *kc_code;
+/* kc_code's offsets where a translated block starts (see below) */
+static unsigned long *kc_block_starts;
+/* sites of vmlinux left out for starting a block */
+static unsigned long kc_block_start_sites;
 
 static bool kc_site_wanted(const struct kc_insn *insn, bool percpu)
 {
@@ -203,18 +207,48 @@ static void kc_range_note_atomic(struct kc_range *r, const struct kc_insn *insn,
 }
 
 /*
- * Sites when @sites, and the LOCK'd globals always. Never a function's
- * first instruction: under QEMU's TCG every call starts a translated block
- * there, and a block translated while our int3 was in and linked after
- * its removal, once no probe is registered, sends every CPU that calls
- * the function into kprobes' retry of an int3 that memory no longer
- * holds. Where the callers have interrupts off (the scheduler's list
- * checks), nothing ends that loop: it hung the guest with every CPU
- * there. Most functions start with ftrace's nop and lose nothing.
+ * Where QEMU's TCG starts a translated block in the function in kc_code:
+ * its first instruction, the one after a branch or a call, and a branch's
+ * target inside it.
+ */
+static void kc_note_block_starts(unsigned long size)
+{
+	struct kc_insn insn;
+	unsigned long off;
+	s64 target;
+	bool after_branch = true;
+
+	bitmap_zero(kc_block_starts, size);
+	for (off = 0; off < size; off += insn.length) {
+		if (kc_decode(kc_code + off, size - off, &insn))
+			break;
+		if (after_branch)
+			__set_bit(off, kc_block_starts);
+		after_branch = insn.flags & KC_INSN_BRANCH;
+		if (!(insn.flags & KC_INSN_REL_TARGET))
+			continue;
+		target = off + insn.length + insn.rel_target;
+		if (target >= 0 && target < size)
+			__set_bit(target, kc_block_starts);
+	}
+}
+
+/*
+ * Sites when @sites, and the LOCK'd globals always. Never where a block
+ * starts (@whole_blocks: in vmlinux, else only at the first instruction):
+ * under QEMU's TCG a block translated while our int3 was in and linked
+ * after its removal keeps the int3, and once no probe is registered there
+ * kprobes retries it for ever in every CPU that enters the block there.
+ * Where those CPUs have interrupts off nothing ends the loop: a soak hung
+ * with every CPU at the first instruction of __list_del_entry_valid(),
+ * called by the scheduler. An int3 inside a block is retried from a block
+ * of its own, translated afresh, and runs on. vmlinux's helpers are what
+ * every CPU runs with interrupts off; a function's first instruction is
+ * where every caller enters, and most functions start with ftrace's nop.
  */
 static unsigned int kc_decode_function(struct kc_range *r, unsigned long start,
 				       unsigned long size, bool percpu,
-				       bool sites)
+				       bool sites, bool whole_blocks)
 {
 	unsigned int before = r->nr;
 	struct kc_insn insn;
@@ -223,12 +257,19 @@ static unsigned int kc_decode_function(struct kc_range *r, unsigned long start,
 	if (!size || size > KC_MAX_FUNC_SIZE ||
 	    copy_from_kernel_nofault(kc_code, (void *)start, size))
 		return 0;
+	if (sites && whole_blocks)
+		kc_note_block_starts(size);
 	for (off = 0; off < size; off += insn.length) {
 		if (kc_decode(kc_code + off, size - off, &insn))
 			break;
 		kc_range_note_atomic(r, &insn, start + off + insn.length);
-		if (sites && off && kc_site_wanted(&insn, percpu) &&
-		    kc_range_push(r, start + off - r->base))
+		if (!sites || !off || !kc_site_wanted(&insn, percpu))
+			continue;
+		if (whole_blocks && test_bit(off, kc_block_starts)) {
+			kc_block_start_sites++;
+			continue;
+		}
+		if (kc_range_push(r, start + off - r->base))
 			break;
 	}
 	return r->nr - before;
@@ -258,7 +299,8 @@ static void kc_add_function(struct kc_range *r, const struct kc_site_filter *f,
 	if (!mask) {
 		/* a targeted module's other code still shows its atomics */
 		if (!in_vmlinux)
-			kc_decode_function(r, start, size, false, false);
+			kc_decode_function(r, start, size, false, false,
+					   false);
 		return;
 	}
 	/* excluded, or named but denied: counted, never decoded */
@@ -269,7 +311,7 @@ static void kc_add_function(struct kc_range *r, const struct kc_site_filter *f,
 			kc_denied_funcs++;
 		else
 			n = kc_decode_function(r, start, size, f->percpu,
-					       true);
+					       true, in_vmlinux);
 	}
 	for (b = 0; b < KC_MAX_SPECS; b++) {
 		if (!(mask & BIT_ULL(b)))
@@ -578,6 +620,7 @@ int kc_sites_rebuild(const struct kc_site_filter *f)
 
 	mutex_lock(&kc_sites_lock);
 	kc_denied_funcs = 0;
+	kc_block_start_sites = 0;
 	r = f->vmlinux ? kc_build_vmlinux(f) : kc_range_new("vmlinux", 0, 0);
 	if (!r)
 		r = ERR_PTR(-ENOMEM);
@@ -1007,10 +1050,12 @@ void kc_sites_stats(struct seq_file *m)
 		refused += r->nr_refused;
 	seq_printf(m, "sites %lu\nsites_refused %lu\nsites_bytes %lu\n"
 		   "sites_build_ms %llu\nfuncs_denied %lu\npicks_running %lu\n"
-		   "picks_uniform %lu\npicks_callee %lu\n",
+		   "picks_uniform %lu\npicks_callee %lu\n"
+		   "sites_block_starts %lu\n",
 		   kc_nr_sites, refused, kc_build_bytes,
 		   div_u64(kc_build_ns, NSEC_PER_MSEC), kc_denied_funcs,
-		   kc_picks_running, kc_picks_uniform, kc_picks_callee);
+		   kc_picks_running, kc_picks_uniform, kc_picks_callee,
+		   kc_block_start_sites);
 	mutex_unlock(&kc_sites_lock);
 }
 
@@ -1018,7 +1063,14 @@ int kc_sites_init(void)
 {
 	kc_denylist_init();
 	kc_code = kvmalloc(KC_MAX_FUNC_SIZE, GFP_KERNEL);
-	return kc_code ? 0 : -ENOMEM;
+	kc_block_starts = bitmap_zalloc(KC_MAX_FUNC_SIZE, GFP_KERNEL);
+	if (kc_code && kc_block_starts)
+		return 0;
+	kvfree(kc_code);
+	bitmap_free(kc_block_starts);
+	kc_code = NULL;
+	kc_block_starts = NULL;
+	return -ENOMEM;
 }
 
 void kc_sites_exit(void)
@@ -1029,4 +1081,6 @@ void kc_sites_exit(void)
 	mutex_unlock(&kc_sites_lock);
 	kvfree(kc_code);
 	kc_code = NULL;
+	bitmap_free(kc_block_starts);
+	kc_block_starts = NULL;
 }
