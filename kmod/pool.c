@@ -104,6 +104,7 @@ struct kc_probe {
 	unsigned int alias_gen;		/* the arming that opened it */
 	atomic_t alias_users;		/* first hits writing through it */
 	bool rescuable;			/* a visit: the rescue may write */
+	bool irqs_off;			/* a visit hit with interrupts off */
 	u64 out_ns;			/* its first hit took the int3 out */
 	u8 guard_len;
 	u8 guard[KC_GUARD_BEFORE + KC_INSN_MAX_LEN];
@@ -895,6 +896,8 @@ static int kc_pool_int3(struct notifier_block *nb, unsigned long val,
 	p = kc_pool_visit_at(addr);
 	if (!p)
 		return NOTIFY_DONE;
+	if (!(regs->flags & X86_EFLAGS_IF))
+		WRITE_ONCE(p->irqs_off, true);
 	if (!kc_pool_handler(&p->kp, regs)) {
 		/*
 		 * Not this arming's first hit (a sampled thread back from its
@@ -1075,6 +1078,7 @@ static int kc_visit_arm_locked(struct kc_probe *p, unsigned long addr,
 	kc_probe_reset(p);
 	p->direct_ok = true;
 	p->scrubs = 0;
+	p->irqs_off = false;
 	p->alias_open = false;
 	p->armed_at = jiffies;
 	p->armed_ns = ktime_get_mono_fast_ns();
@@ -1328,13 +1332,14 @@ out:
 }
 
 /*
- * Take @p out of the text, if its first hit has not. The page of an int3
- * we wrote ourselves is written once more KC_SETTLE_NS after the int3
- * went out, once every other CPU has taken an interrupt since
- * (kc_pool_settle_locked()), and until then a fired breakpoint still
- * counts as spent for its waiting thread: under QEMU's multi-threaded TCG
- * a translation of the page that read the int3 before our write but was
- * linked after it is not dropped by the write, and the sampled thread,
+ * Take @p out of the text, if its first hit has not. A fired breakpoint's
+ * page is written once more KC_SETTLE_NS after its int3 went out, for a
+ * visit hit with interrupts off once every other CPU has taken an
+ * interrupt since too (kc_pool_settle_locked()), and until then the
+ * breakpoint still counts as spent for its waiting thread: under QEMU's
+ * multi-threaded TCG a translation of the page that read the int3 before
+ * our write but was linked after it is not dropped by the write, and the
+ * sampled thread,
  * back in its loop, would run the removed int3 on every pass; once a
  * visit's entry is gone, any CPU that runs it loops in kprobes' retry.
  * Neither a second write at once nor a sync of every CPU without one ends
@@ -1343,12 +1348,19 @@ out:
  */
 static void kc_probe_disable(struct kc_probe *p, int state)
 {
-	bool settle = p->direct;
+	bool settle = p->direct && kc_probe_state(p) == KC_PROBE_SPENT;
 	u64 out = READ_ONCE(p->out_ns);
 
 	kc_probe_remove(p);
 	if (settle) {
-		p->settle_sync = kc_cpusync_kick();
+		/*
+		 * The answers are awaited where a loop on a stale int3 could
+		 * not be ended: a visit that ran with interrupts off. Else a
+		 * watchdog ends it (kmod/rescue.c), and the waiting thread,
+		 * often on a hot loop, is not held up by idle CPUs' answers.
+		 */
+		p->settle_sync = p->visit && READ_ONCE(p->irqs_off) ?
+				 kc_cpusync_kick() : 0;
 		WRITE_ONCE(p->settle_ns,
 			   (out ?: ktime_get_ns()) + KC_SETTLE_NS);
 	}
