@@ -87,8 +87,11 @@ bool kc_cpusync_done(unsigned long gen)
 	return true;
 }
 
-/* how long the self-test keeps another CPU's interrupts off, at most */
-#define KC_CPUSYNC_TEST_MS	1000
+/*
+ * How long the self-test keeps another CPU's interrupts off, at most, and
+ * waits for anything: long, for a host that holds a vCPU up for a while.
+ */
+#define KC_CPUSYNC_TEST_MS	5000
 /* no answer is expected for this long while they are off */
 #define KC_CPUSYNC_QUIET_MS	20
 
@@ -109,11 +112,23 @@ static void kc_cpusync_test_hold(void *unused)
 	atomic_dec(&kc_cpusync_in_flight);
 }
 
-static bool kc_cpusync_wait_done(unsigned long gen, int ms)
+static bool kc_cpusync_wait_done(unsigned long gen, unsigned int ms)
 {
-	while (!kc_cpusync_done(gen) && ms-- > 0)
+	u64 end = ktime_get_mono_fast_ns() + ms * NSEC_PER_MSEC;
+
+	while (!kc_cpusync_done(gen) && ktime_get_mono_fast_ns() < end)
 		usleep_range(1000, 1100);
 	return kc_cpusync_done(gen);
+}
+
+static bool kc_cpusync_wait_held(void)
+{
+	u64 end = ktime_get_mono_fast_ns() + KC_CPUSYNC_TEST_MS * NSEC_PER_MSEC;
+
+	while (atomic_read(&kc_cpusync_test_state) != 1 &&
+	       ktime_get_mono_fast_ns() < end)
+		usleep_range(1000, 1100);
+	return atomic_read(&kc_cpusync_test_state) == 1;
 }
 
 /*
@@ -125,7 +140,7 @@ static bool kc_cpusync_wait_done(unsigned long gen, int ms)
 int kc_cpusync_selftest(void)
 {
 	unsigned long gen;
-	int other, ms, ret = 0;
+	int other, ret = 0;
 
 	other = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
 	if (other >= nr_cpu_ids)
@@ -138,10 +153,7 @@ int kc_cpusync_selftest(void)
 		mutex_unlock(&kc_cpusync_test_lock);
 		return -EBUSY;
 	}
-	for (ms = 0; ms < KC_CPUSYNC_TEST_MS &&
-	     atomic_read(&kc_cpusync_test_state) != 1; ms++)
-		usleep_range(1000, 1100);
-	if (atomic_read(&kc_cpusync_test_state) != 1)
+	if (!kc_cpusync_wait_held())
 		ret = -EAGAIN;
 	gen = kc_cpusync_kick();
 	if (!ret && kc_cpusync_wait_done(gen, KC_CPUSYNC_QUIET_MS) &&
