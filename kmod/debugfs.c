@@ -113,12 +113,13 @@ static const struct file_operations kc_visited_fops = {
 };
 
 /*
- * Reading it runs the rescue's self-test: "passed", or "failed" and the
- * error. Read-only, so that no write, however malformed, runs it.
+ * Reading a self-test's file runs it: "passed", or "failed" and the error.
+ * Read-only, so that no write, however malformed, runs it.
  */
-static ssize_t kc_selftest_read(char __user *ubuf, size_t count,
-				loff_t *ppos, int (*selftest)(void))
+static ssize_t kc_selftest_read(struct file *file, char __user *ubuf,
+				size_t count, loff_t *ppos)
 {
+	int (*selftest)(void) = file->private_data;
 	char out[32];
 	int ret, len;
 
@@ -132,28 +133,11 @@ static ssize_t kc_selftest_read(char __user *ubuf, size_t count,
 	return simple_read_from_buffer(ubuf, count, ppos, out, len);
 }
 
-static ssize_t kc_rescue_test_read(struct file *file, char __user *ubuf,
-				   size_t count, loff_t *ppos)
-{
-	return kc_selftest_read(ubuf, count, ppos, kc_pool_rescue_selftest);
-}
-
-static const struct file_operations kc_rescue_test_fops = {
+/* Each self-test's file holds its function (pool.c's, cpusync.c's). */
+static const struct file_operations kc_selftest_fops = {
 	.owner = THIS_MODULE,
-	.read = kc_rescue_test_read,
-	.llseek = noop_llseek,
-};
-
-/* The same for the wait before a removal's second write (cpusync.c). */
-static ssize_t kc_cpusync_test_read(struct file *file, char __user *ubuf,
-				    size_t count, loff_t *ppos)
-{
-	return kc_selftest_read(ubuf, count, ppos, kc_cpusync_selftest);
-}
-
-static const struct file_operations kc_cpusync_test_fops = {
-	.owner = THIS_MODULE,
-	.read = kc_cpusync_test_read,
+	.open = simple_open,
+	.read = kc_selftest_read,
 	.llseek = noop_llseek,
 };
 
@@ -245,10 +229,10 @@ int kc_debugfs_init(void)
 			    &kc_visited_fops);
 	debugfs_create_file("stats", 0444, kc_debugfs_dir, NULL,
 			    &kc_stats_fops);
-	debugfs_create_file("rescue_selftest", 0400, kc_debugfs_dir, NULL,
-			    &kc_rescue_test_fops);
-	debugfs_create_file("cpusync_selftest", 0400, kc_debugfs_dir, NULL,
-			    &kc_cpusync_test_fops);
+	debugfs_create_file("rescue_selftest", 0400, kc_debugfs_dir,
+			    kc_pool_rescue_selftest, &kc_selftest_fops);
+	debugfs_create_file("cpusync_selftest", 0400, kc_debugfs_dir,
+			    kc_cpusync_selftest, &kc_selftest_fops);
 	return 0;
 }
 
