@@ -62,7 +62,7 @@ export KDIR FLAVOUR VM_CPUS BUILD KERNEL
 .PHONY: all kmod user selftests deps check run clean checkpatch sparse kdir-check bench soak \
 	bench-detect after-deps-check after-deps-run after-deps-bench print-kdir print-krel \
 	install uninstall dkms-src dkms-install deb hunt after-deps-hunt fuzz after-deps-fuzz \
-	bench-kcsan after-deps-bench-kcsan hunt-soak after-deps-hunt-soak
+	bench-kcsan after-deps-bench-kcsan hunt-soak after-deps-hunt-soak man
 
 all: kmod user
 
@@ -180,12 +180,10 @@ PREFIX ?= /usr/local
 VERSION := $(shell sed -n 's/^\#define KCOLLIDER_VERSION "\(.*\)"/\1/p' \
 	include/kcollider/version.h)
 MODDIR = /lib/modules/$(KREL)/updates
-MAN8 := $(wildcard man/*.8)
-MAN4 := $(wildcard man/*.4)
 DKMS ?= dkms
 DKMS_SRC = $(DESTDIR)/usr/src/kcollider-$(VERSION)
 
-install: all
+install: all man
 	@[ -n "$(KREL)" ] || { echo "kcollider: no kernel release in $(KDIR)" >&2; exit 1; }
 	install -D -m 0755 user/kcollider $(DESTDIR)$(PREFIX)/sbin/kcollider
 	install -D -m 0644 kmod/kcollider.ko $(DESTDIR)$(MODDIR)/kcollider.ko
@@ -196,6 +194,43 @@ install: all
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/kcollider
 	install -D -m 0644 LICENSE $(DESTDIR)$(PREFIX)/share/doc/kcollider/LICENSE
 	$(if $(DESTDIR),,depmod -a $(KREL))
+
+# The man pages: their reStructuredText sources are Documentation/man/*.rst
+# (as bpftool's), each naming its section in ":Manual section:"; rst2man
+# (python3-docutils) turns them into $(BUILD)/man/<page>.<section>, the
+# footer saying the version of version.h (|version|, appended to the
+# source). Not part of "all": the module and the tool build without
+# docutils. --halt=warning: a docutils warning or error fails the page,
+# and no page is left behind.
+RST2MAN ?= rst2man
+MAN_RST := $(wildcard Documentation/man/*.rst)
+man_section = $(shell sed -n 's/^:Manual section: *\([0-9]\) *$$/\1/p' $(1))
+MAN_PAGES = $(foreach f,$(MAN_RST),$(BUILD)/man/$(basename $(notdir $(f))).$(call man_section,$(f)))
+MAN8 = $(filter %.8,$(MAN_PAGES))
+MAN4 = $(filter %.4,$(MAN_PAGES))
+
+man: $(MAN_PAGES)
+
+define rst2man_page
+	@mkdir -p $(dir $@)
+	@command -v $(RST2MAN) > /dev/null || { echo "kcollider: $(RST2MAN) not found:" \
+		"apt-get install python3-docutils (make deps)" >&2; exit 1; }
+	@echo "  RST2MAN $(patsubst $(CURDIR)/%,%,$@)"
+	@{ cat $<; printf '\n.. |version| replace:: %s\n' '$(VERSION)'; } | \
+		$(RST2MAN) --halt=warning > $@.tmp || \
+		{ rm -f $@ $@.tmp; echo "kcollider: rst2man failed on $< (its messages say <stdin>)" >&2; exit 1; }
+	@mv $@.tmp $@
+endef
+
+$(BUILD)/man/%.8: Documentation/man/%.rst include/kcollider/version.h
+	$(rst2man_page)
+
+$(BUILD)/man/%.4: Documentation/man/%.rst include/kcollider/version.h
+	$(rst2man_page)
+
+# A source without a ":Manual section: N" line makes a page name ending in ".".
+$(BUILD)/man/%.:
+	@echo "kcollider: Documentation/man/$*.rst has no ':Manual section: N' line" >&2; exit 1
 
 # DKMS: the module's sources (not the tests) under /usr/src, then dkms
 # builds and installs it for every kernel whose headers are installed, and

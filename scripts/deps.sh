@@ -41,6 +41,9 @@ pkgs=(
 	stress-ng e2fsprogs
 	# rendering the man pages (host test)
 	groff-base
+	# rst2man: the man pages' sources are Documentation/man/*.rst (make man,
+	# make install, make deb and the host tests that read the pages)
+	python3-docutils
 	# static checking of kmod/
 	sparse
 	# make deb, and the test VM installing its packages (DKMS builds there)

@@ -3,8 +3,8 @@
  * The top-level Makefile as a user meets it (issue 13): "make check" and
  * "make run" as the first command on a fresh machine (a scratch SYSROOT
  * whose kernel headers appear only while "make deps" runs), "make install"
- * into DESTDIR/PREFIX, the DKMS source tree, the man pages and the bash
- * completion.
+ * into DESTDIR/PREFIX, the DKMS source tree, the man pages ("make man",
+ * from the .rst files of Documentation/man/) and the bash completion.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -140,6 +140,7 @@ TEST_F_TIMEOUT(mk, install_honours_destdir_and_prefix, 300)
 	static const char * const files[] = {
 		"/usr/sbin/kcollider", "/usr/share/man/man8/kcollider.8",
 		"/usr/share/man/man8/kcollider-report.8",
+		"/usr/share/man/man8/kcollider-mark.8",
 		"/usr/share/man/man8/kcollider-tso.8",
 		"/usr/share/man/man8/kcollider-litmus.8",
 		"/usr/share/man/man8/kcollider-status.8",
@@ -167,9 +168,17 @@ TEST_F_TIMEOUT(mk, install_honours_destdir_and_prefix, 300)
 	snprintf(cmd, sizeof(cmd), "%s/usr/sbin/kcollider --version", dest);
 	ASSERT_EQ(0, run(cmd));
 	EXPECT_STREQ("kcollider " KCOLLIDER_VERSION "\n", out);
+	/* The pages are rst2man's, made from Documentation/man/ for this version. */
+	snprintf(cmd, sizeof(cmd), "f=%s/usr/share/man/man4/kcollider.ko.4; "
+		 "grep -c 'generated from reStructuredText' $f && "
+		 "grep '^\\.TH ' $f", dest);
+	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "\"kcollider " KCOLLIDER_VERSION "\"")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "Kernel Interfaces")) TH_LOG("%s", out);
 	snprintf(cmd, sizeof(cmd), MAKE " uninstall DESTDIR=%s PREFIX=/usr 2>&1", dest);
 	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
-	EXPECT_FALSE(exists(dest, files[0]));
+	for (i = 0; i < ARRAY_SIZE(files); i++)
+		EXPECT_FALSE(exists(dest, files[i])) TH_LOG("file %zu left", i);
 	cleanup(dest);
 	free(dest);
 }
@@ -229,22 +238,73 @@ TEST_F_TIMEOUT(mk, bench_writes_a_summary_of_its_figures, 120)
 	free(dir);
 }
 
-/* Every man page renders without a warning from groff. */
-TEST(man_pages_render)
+/* The man pages' sources, one name a line: "kcollider-report\n...". */
+static void man_sources(struct __test_metadata *_metadata, char *list, size_t size)
 {
-	ASSERT_EQ(0, run("cd " KC_TOP "/man && for f in *.[48]; do "
-			 "groff -man -Tutf8 -ww -z $f 2>&1; done"));
-	EXPECT_STREQ("", out);
-	ASSERT_EQ(0, run("ls " KC_TOP "/man"));
-	EXPECT_NE(NULL, strstr(out, "kcollider.ko.4\n"));
+	ASSERT_EQ(0, run("cd " KC_TOP "/Documentation/man && ls *.rst | sed 's/\\.rst$//'"));
+	ASSERT_LT(strlen(out), size);
+	strcpy(list, out);
 }
 
-/* Each command of "kcollider help" has a man page and a completion. */
-TEST(every_command_has_a_man_page_and_completion)
+/*
+ * "make man" makes a page of every .rst file of Documentation/man/, in a
+ * scratch BUILD (this make's pages, not an earlier one's), named after the
+ * source and its ":Manual section:"; groff renders each without a warning;
+ * no reST markup is left in the text, and the footer names the version.
+ * Documentation/index.rst lists every page.
+ */
+TEST_F_TIMEOUT(mk, man_pages_render, 120)
 {
-	char help[4096], *line, *save = NULL, name[64], path[512];
+	char *dir = scratch(), list[4096], *name, *save = NULL, path[512], index[8192];
 	int n = 0;
 
+	ASSERT_NE(NULL, dir);
+	man_sources(_metadata, list, sizeof(list));
+	snprintf(cmd, sizeof(cmd), MAKE " man BUILD=%s 2>&1", dir);
+	ASSERT_EQ(0, run(cmd)) TH_LOG("make man: %s", out);
+	ASSERT_EQ(0, run("cat " KC_TOP "/Documentation/index.rst"));
+	ASSERT_LT(strlen(out), sizeof(index));
+	strcpy(index, out);
+	for (name = strtok_r(list, "\n", &save); name; name = strtok_r(NULL, "\n", &save)) {
+		snprintf(path, sizeof(path), "/man/%s.%d", name,
+			 strcmp(name, "kcollider.ko") ? 8 : 4);
+		EXPECT_TRUE(exists(dir, path)) TH_LOG("%s%s not made", dir, path);
+		snprintf(path, sizeof(path), "\n   man/%s\n", name);
+		EXPECT_NE(NULL, strstr(index, path)) TH_LOG("index.rst lacks man/%s", name);
+		n++;
+	}
+	EXPECT_GE(n, 8);
+	/* nothing else: one page a source */
+	snprintf(cmd, sizeof(cmd), "ls %s/man | wc -l", dir);
+	ASSERT_EQ(0, run(cmd));
+	EXPECT_EQ(n, atoi(out)) TH_LOG("%s/man holds %s", dir, out);
+	snprintf(cmd, sizeof(cmd), "cd %s/man && for f in *; do "
+		 "groff -man -Tutf8 -ww -z $f 2>&1 | sed \"s|^|$f: |\"; done", dir);
+	ASSERT_EQ(0, run(cmd));
+	EXPECT_STREQ("", out);
+	/* The text as man shows it: no markup, the version in every footer. */
+	snprintf(cmd, sizeof(cmd), "cd %s/man && for f in *; do "
+		 "groff -man -Tutf8 -P-cbou $f > $f.txt || echo $f; done; "
+		 "grep -l -e '[*][*]' -e '``' -e '|version|' -e ':Manual' -e '^\\.\\. ' *.txt; "
+		 "grep -L -e '^kcollider " KCOLLIDER_VERSION "  ' *.txt", dir);
+	run(cmd);
+	EXPECT_STREQ("", out);
+	cleanup(dir);
+	free(dir);
+}
+
+/*
+ * Each command of "kcollider help" has a man page (its source), is among
+ * kcollider(8)'s COMMANDS, and has a completion.
+ */
+TEST(every_command_has_a_man_page_and_completion)
+{
+	char help[4096], main_page[16384], *line, *save = NULL, name[64], path[512];
+	int n = 0;
+
+	ASSERT_EQ(0, run("cat " KC_TOP "/Documentation/man/kcollider.rst"));
+	ASSERT_LT(strlen(out), sizeof(main_page));
+	strcpy(main_page, out);
 	ASSERT_EQ(0, run(KC_TOP "/user/kcollider help"));
 	strcpy(help, out);
 	line = strstr(help, "COMMANDS:\n");
@@ -252,9 +312,11 @@ TEST(every_command_has_a_man_page_and_completion)
 	for (line = strtok_r(line + 10, "\n", &save); line && line[0] == ' ';
 	     line = strtok_r(NULL, "\n", &save)) {
 		ASSERT_EQ(1, sscanf(line, " %63s", name));
+		snprintf(path, sizeof(path), "\n**%s**\n    ", name);
+		EXPECT_NE(NULL, strstr(main_page, path)) TH_LOG("kcollider.rst: no %s", name);
 		if (!strcmp(name, "help"))
 			continue;
-		snprintf(path, sizeof(path), "/man/kcollider-%s.8", name);
+		snprintf(path, sizeof(path), "/Documentation/man/kcollider-%s.rst", name);
 		EXPECT_TRUE(exists(KC_TOP, path)) TH_LOG("%s", path);
 		snprintf(cmd, sizeof(cmd), "bash -c 'source " KC_TOP
 			 "/scripts/kcollider.bash-completion; COMP_WORDS=(kcollider %.3s); "
@@ -266,7 +328,10 @@ TEST(every_command_has_a_man_page_and_completion)
 	EXPECT_GE(n, 5);
 }
 
-/* kcollider.ko(4) and the ABI file document every attribute the module creates. */
+/*
+ * kcollider.ko(4) (its source: an attribute is a term, "**NAME**" alone on
+ * its line) and the ABI file document every attribute the module creates.
+ */
 TEST(module_man_page_names_every_sysfs_attribute)
 {
 	char attrs[4096], *a, *save = NULL, needle[128];
@@ -275,10 +340,10 @@ TEST(module_man_page_names_every_sysfs_attribute)
 	ASSERT_EQ(0, run("sed -n 's/^KC_UINT_ATTR(\\([a-z][a-z_]*\\),.*/\\1/p; "
 			 "s/.*__ATTR_R[OW]*(\\([a-z][a-z_]*\\)).*/\\1/p' " KC_TOP "/kmod/sysfs.c"));
 	strcpy(attrs, out);
-	ASSERT_EQ(0, run("cat " KC_TOP "/man/kcollider.ko.4 "
+	ASSERT_EQ(0, run("cat " KC_TOP "/Documentation/man/kcollider.ko.rst "
 			 KC_TOP "/Documentation/ABI/sysfs-kernel-kcollider"));
 	for (a = strtok_r(attrs, "\n", &save); a; a = strtok_r(NULL, "\n", &save)) {
-		snprintf(needle, sizeof(needle), ".B %s\n", a);
+		snprintf(needle, sizeof(needle), "\n**%s**\n    ", a);
 		EXPECT_NE(NULL, strstr(out, needle)) TH_LOG("%s undocumented", a);
 		snprintf(needle, sizeof(needle),
 			 "What:\t\t/sys/kernel/kcollider/%s\n", a);
