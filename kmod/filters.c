@@ -718,6 +718,21 @@ static bool kc_is_own_wakeup(const struct kc_report *r)
 	return false;
 }
 
+/* ---- locked-racer: a load racing an RMW that loses no update ---- */
+
+/*
+ * A LOCK'd RMW, or a compare-exchange without LOCK: the kernel emits
+ * those only as cmpxchg_local() and this_cpu_cmpxchg*(), atomic on their
+ * own CPU by design, and a compare-exchange fails rather than lose an
+ * update (SLUB's fast paths read the per-CPU freelist and tid, then
+ * validate both so). A plain unlocked add stays a race: it is the
+ * per-CPU counter that a remote sum reads, which KCSAN reports too.
+ */
+static bool kc_racer_atomic_rmw(const struct kc_side *x)
+{
+	return x->locked || x->op == KC_OP_CMPXCHG;
+}
+
 /*
  * The worker's verdict on a report: the benign filter that matched, or -1
  * for harmful. Sets r->idempotent (marked, never pruned: DataCollider's
@@ -739,9 +754,9 @@ int kc_filters_classify(struct kc_report *r)
 		return KC_FILTER_MARKED;
 	if (kc_filter_on(KC_FILTER_OTHER_BITS) && kc_is_other_bits(r))
 		return KC_FILTER_OTHER_BITS;
-	/* a plain load racing a LOCK'd RMW reads the old or the new value */
+	/* a plain load racing an atomic RMW reads the old or the new value */
 	if (kc_filter_on(KC_FILTER_LOCKED_RACER) && r->has_racer &&
-	    r->racer.locked && r->sampled.access == KC_ACC_READ)
+	    kc_racer_atomic_rmw(&r->racer) && r->sampled.access == KC_ACC_READ)
 		return KC_FILTER_LOCKED_RACER;
 	if (kc_filter_on(KC_FILTER_LOSSY_COUNTER) && kc_is_lossy_counter(r))
 		return KC_FILTER_LOSSY_COUNTER;
