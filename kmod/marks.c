@@ -80,15 +80,28 @@ static int kc_marks_parse(const char *buf, size_t len,
 	return *n ? 0 : -EINVAL;
 }
 
-/* Sorted, one range per start: a range written again replaces itself. */
-static unsigned int kc_marks_dedup(struct kc_marks_range *m, unsigned int n)
+/*
+ * Merges the sorted ranges held and the sorted ranges @add into @out, one
+ * range per start: a range written again replaces itself. A write is a
+ * page of lines and an image's marks are many pages, so a write costs one
+ * pass over what is held, not a sort of it.
+ */
+static unsigned int kc_marks_merge(const struct kc_marks_range *add,
+				   unsigned int n, struct kc_marks_range *out)
 {
-	unsigned int i, o = 0;
+	unsigned int i = 0, j = 0, o = 0;
 
-	for (i = 0; i < n; i++) {
-		if (o && m[o - 1].start == m[i].start)
+	while (i < kc_nr_marks || j < n) {
+		const struct kc_marks_range *next;
+
+		if (j == n || (i < kc_nr_marks &&
+			       kc_marks[i].start <= add[j].start))
+			next = &kc_marks[i++];
+		else
+			next = &add[j++];
+		if (o && out[o - 1].start == next->start)
 			o--;
-		m[o++] = m[i];
+		out[o++] = *next;
 	}
 	return o;
 }
@@ -103,10 +116,38 @@ static void kc_marks_replace(struct kc_marks_range *m, unsigned int n)
 	kvfree(old);
 }
 
+static int kc_marks_add(const char *buf, size_t len, unsigned int n)
+{
+	struct kc_marks_range *add, *m;
+	int ret;
+
+	add = kvmalloc_array(n, sizeof(*add), GFP_KERNEL);
+	if (!add)
+		return -ENOMEM;
+	ret = kc_marks_parse(buf, len, add, &n);
+	if (ret)
+		goto out;
+	sort(add, n, sizeof(*add), kc_marks_cmp, NULL);
+	mutex_lock(&kc_marks_lock);
+	ret = -ENOSPC;
+	if (kc_nr_marks + n > KC_MARKS_MAX)
+		goto unlock;
+	ret = -ENOMEM;
+	m = kvmalloc_array(kc_nr_marks + n, sizeof(*m), GFP_KERNEL);
+	if (!m)
+		goto unlock;
+	kc_marks_replace(m, kc_marks_merge(add, n, m));
+	ret = 0;
+unlock:
+	mutex_unlock(&kc_marks_lock);
+out:
+	kvfree(add);
+	return ret;
+}
+
 int kc_marks_write(const char *buf, size_t len)
 {
-	struct kc_marks_range *m;
-	unsigned int n, total;
+	unsigned int n;
 	int ret;
 
 	if (kc_parse_word_is(buf, kc_parse_strip_len(buf, len), "clear")) {
@@ -116,28 +157,7 @@ int kc_marks_write(const char *buf, size_t len)
 		return 0;
 	}
 	ret = kc_marks_parse(buf, len, NULL, &n);
-	if (ret)
-		return ret;
-	mutex_lock(&kc_marks_lock);
-	total = kc_nr_marks + n;
-	ret = -ENOSPC;
-	if (total > KC_MARKS_MAX)
-		goto out;
-	ret = -ENOMEM;
-	m = kvmalloc_array(total, sizeof(*m), GFP_KERNEL);
-	if (!m)
-		goto out;
-	ret = kc_marks_parse(buf, len, m + kc_nr_marks, &n);
-	if (ret) {
-		kvfree(m);
-		goto out;
-	}
-	memcpy(m, kc_marks, kc_nr_marks * sizeof(*m));
-	sort(m, total, sizeof(*m), kc_marks_cmp, NULL);
-	kc_marks_replace(m, kc_marks_dedup(m, total));
-out:
-	mutex_unlock(&kc_marks_lock);
-	return ret;
+	return ret ? ret : kc_marks_add(buf, len, n);
 }
 
 ssize_t kc_marks_show(char *buf, size_t size)

@@ -63,6 +63,20 @@ configure() {
 	[ $bad = 0 ] || die "the config lost options (see above; $out/.config)"
 }
 
+# The source, extracted once per tarball (every script here shares it),
+# into $src. The caller holds a lock or extracts to a fresh name.
+kernel_source() {
+	src=$cache/src-$(stat -L -c '%s-%Y' "$tarball")
+	if [ ! -e "$src/.kc-extracted" ]; then
+		echo "$tag: extracting $tarball" >&2
+		rm -rf "$src" "$src.tmp"
+		mkdir -p "$src.tmp"
+		tar -xJf "$tarball" -C "$src.tmp" --strip-components=1
+		touch "$src.tmp/.kc-extracted"
+		mv "$src.tmp" "$src"
+	fi
+}
+
 # Builds the tree @1 unless it is built; prints its path.
 kernel_build() {
 	local start
@@ -78,16 +92,7 @@ kernel_build() {
 		command -v "$tool" > /dev/null || die "$tool not found ($deps_hint)"
 	done
 
-	# The source, extracted once per tarball (both scripts share it).
-	src=$cache/src-$(stat -L -c '%s-%Y' "$tarball")
-	if [ ! -e "$src/.kc-extracted" ]; then
-		echo "$tag: extracting $tarball" >&2
-		rm -rf "$src" "$src.tmp"
-		mkdir -p "$src.tmp"
-		tar -xJf "$tarball" -C "$src.tmp" --strip-components=1
-		touch "$src.tmp/.kc-extracted"
-		mv "$src.tmp" "$src"
-	fi
+	kernel_source
 
 	mkdir -p "$out"
 	log=$out/build.log

@@ -24,12 +24,16 @@
 #include "marking.h"
 #include "readfile.h"
 
+#include <kcollider/marks.h>
+
 #define KC_MARKS_FILE "/sys/kernel/kcollider/marks"
 #define KC_TARGETS_FILE "/sys/kernel/kcollider/targets"
 #define KC_SYS_MODULE "/sys/module"
 #define KC_KERNEL_NOTES "/sys/kernel/notes"
 #define KC_MAX_GLOBS 64
 #define KC_MARKS_CHUNK 4000	/* whole lines per write: under a page */
+#define KC_IMAGE_MARKS_HEADER "# kcollider image marks: build-id "
+#define KC_IMAGE_MARKS_MAX (64 << 20)	/* KC_MARKS_MAX lines, and then some */
 
 struct mark_ctx {
 	const char *module;
@@ -57,7 +61,8 @@ static void mark_usage(FILE *out)
 		"(filter=marked) instead of a report: KCSAN's rule. Run it after\n"
 		"loading the modules under test; a module's ranges go when it is\n"
 		"unloaded. With -V, the kernel image's functions are marked too\n"
-		"(its ranges stay until \"clear\"); at least one of -M and -V.\n"
+		"(its ranges stay until \"clear\"); at least one of -M, -V and\n"
+		"--load.\n"
 		"\n"
 		"OPTIONS:\n"
 		"  -M, --modules DIR  .ko files with DWARF, searched below DIR\n"
@@ -71,7 +76,11 @@ static void mark_usage(FILE *out)
 		"                   targets name: GLOB specs, \"vmlinux\" and \"all\")\n"
 		"  -n, --dry-run    print the lines instead of writing them\n"
 		"                   (section-relative for a module not loaded,\n"
-		"                   link-time addresses for the image)\n"
+		"                   link-time addresses for the image, after a\n"
+		"                   header line naming it: what --load reads)\n"
+		"  -L, --load FILE  write the image's ranges that \"-V ELF -n\"\n"
+		"                   saved (on a host, where DWARF is quick to read)\n"
+		"                   if the running kernel is that image\n"
 		KC_COMMON_USAGE
 		"\n"
 		"JSON: one object per module (\"vmlinux\" for the image): module,\n"
@@ -380,39 +389,73 @@ static int running_build_id(unsigned char *id, size_t size)
  * the module checks against, and a close relative would mark the wrong
  * instructions. Then its KASLR offset, from a symbol both know.
  */
-static int vmlinux_matches(struct kc_marking *m, struct mark_ctx *c)
+static int running_kernel_is(const unsigned char *id, int len,
+			     const char *what)
 {
 	unsigned char live[64];
-	const unsigned char *id;
-	uint64_t link, addr;
 	int n = running_build_id(live, sizeof(live));
-	int len = kc_marking_vmlinux_build_id(m, &id);
-	int ret;
 
-	if (len <= 0) {
-		kc_error("mark: -V image: no build ID in it");
-		return -1;
-	}
 	if (n < 0) {
 		kc_error("mark: " KC_KERNEL_NOTES ": %s", strerror(-n));
 		return -1;
 	}
 	if (n != len || memcmp(live, id, n)) {
-		kc_error("mark: -V image is not the running kernel's (build IDs differ)");
+		kc_error("mark: %s is not the running kernel's (build IDs differ)",
+			 what);
 		return -1;
 	}
-	if (kc_marking_vmlinux_symbol(m, "_stext", &link)) {
-		kc_error("mark: -V image: no _stext symbol in it");
-		return -1;
-	}
-	ret = kc_kallsyms_lookup(KC_KALLSYMS, "_stext", &addr);
+	return 0;
+}
+
+static int kaslr_from_stext(uint64_t stext_link, struct mark_ctx *c)
+{
+	uint64_t addr;
+	int ret = kc_kallsyms_lookup(KC_KALLSYMS, "_stext", &addr);
+
 	if (ret) {
 		kc_error("mark: cannot read _stext's address: " KC_KALLSYMS ": %s%s",
 			 strerror(-ret), ret == -EPERM ? " (addresses hidden: run as root)" : "");
 		return -1;
 	}
-	c->kaslr = addr - link;
+	c->kaslr = addr - stext_link;
 	return 0;
+}
+
+static int vmlinux_matches(struct kc_marking *m, struct mark_ctx *c)
+{
+	const unsigned char *id;
+	int len = kc_marking_vmlinux_build_id(m, &id);
+	uint64_t link;
+
+	if (len <= 0) {
+		kc_error("mark: -V image: no build ID in it");
+		return -1;
+	}
+	if (running_kernel_is(id, len, "-V image"))
+		return -1;
+	if (kc_marking_vmlinux_symbol(m, "_stext", &link)) {
+		kc_error("mark: -V image: no _stext symbol in it");
+		return -1;
+	}
+	return kaslr_from_stext(link, c);
+}
+
+/*
+ * What "--load" checks an image's saved ranges against: the image's build
+ * ID and _stext, on the line before them. Nothing without both.
+ */
+static void print_image_header(struct kc_marking *m)
+{
+	const unsigned char *id;
+	int len = kc_marking_vmlinux_build_id(m, &id), i;
+	uint64_t link;
+
+	if (len <= 0 || kc_marking_vmlinux_symbol(m, "_stext", &link))
+		return;
+	printf(KC_IMAGE_MARKS_HEADER);
+	for (i = 0; i < len; i++)
+		printf("%02x", id[i]);
+	printf(" _stext 0x%" PRIx64 "\n", link);
 }
 
 static int mark_vmlinux(struct kc_marking *m, struct mark_ctx *c,
@@ -432,6 +475,8 @@ static int mark_vmlinux(struct kc_marking *m, struct mark_ctx *c,
 	c->vmlinux = true;
 	c->ranges = c->marked = c->data_race = 0;
 	c->len = 0;
+	if (c->dry_run)
+		print_image_header(m);
 	ret = kc_marking_vmlinux_ranges(m, glob_wants, g, on_range, c);
 	if (!ret)
 		ret = flush_lines(c);
@@ -448,6 +493,148 @@ static int mark_vmlinux(struct kc_marking *m, struct mark_ctx *c,
 	return ret ? KC_EXIT_FAIL : KC_EXIT_OK;
 }
 
+/* The header's build ID and _stext; false if @line is not that header. */
+static bool parse_image_header(const char *line, size_t len,
+			       unsigned char *id, int *id_len, uint64_t *link)
+{
+	size_t hl = strlen(KC_IMAGE_MARKS_HEADER), i;
+	char tail[64];
+	int n = 0;
+
+	if (len <= hl || strncmp(line, KC_IMAGE_MARKS_HEADER, hl))
+		return false;
+	for (i = hl; i + 1 < len && line[i] != ' ' && n < 64; i += 2, n++) {
+		unsigned int byte;
+
+		if (sscanf(line + i, "%2x", &byte) != 1)
+			return false;
+		id[n] = byte;
+	}
+	if (!n || i >= len || line[i] != ' ' || len - i >= sizeof(tail))
+		return false;
+	memcpy(tail, line + i, len - i);
+	tail[len - i] = '\0';
+	*id_len = n;
+	return sscanf(tail, " _stext 0x%" SCNx64 "%n", link, &n) == 1 &&
+	       tail[n] == '\0';
+}
+
+/* Every range line of @buf moved by c->kaslr, into the marks file. */
+static int load_ranges(struct mark_ctx *c, const char *buf, size_t len)
+{
+	size_t pos = 0;
+
+	while (pos < len) {
+		const char *line = buf + pos, *nl = memchr(line, '\n', len - pos);
+		size_t llen = nl ? (size_t)(nl - line) : len - pos;
+		struct kc_marks_range r;
+		int ret;
+
+		pos += llen + 1;
+		if (!llen || line[0] == '#')
+			continue;
+		kc_marks_parse_line(line, llen, &r);
+		c->len += snprintf(c->buf + c->len, sizeof(c->buf) - c->len,
+				   "0x%" PRIx64 " %u %s\n", r.start + c->kaslr,
+				   r.len, r.kind == KC_MARKS_DATA_RACE ?
+				   "data_race" : "marked");
+		c->ranges++;
+		c->marked += r.kind == KC_MARKS_MARKED;
+		c->data_race += r.kind == KC_MARKS_DATA_RACE;
+		if (c->len >= KC_MARKS_CHUNK) {
+			ret = flush_lines(c);
+			if (ret)
+				return ret;
+		}
+	}
+	return flush_lines(c);
+}
+
+/*
+ * The whole file is checked before a line is written: a bad one changes
+ * nothing. The header, then range lines at link-time addresses.
+ */
+static int check_image_marks(const char *path, const char *buf, size_t len,
+			     unsigned char *id, int *id_len, uint64_t *link)
+{
+	size_t pos = 0;
+	unsigned int lineno = 0;
+	bool header = false;
+
+	while (pos < len) {
+		const char *line = buf + pos, *nl = memchr(line, '\n', len - pos);
+		size_t llen = nl ? (size_t)(nl - line) : len - pos;
+		struct kc_marks_range r;
+
+		pos += llen + 1;
+		lineno++;
+		if (!header) {
+			header = parse_image_header(line, llen, id, id_len,
+						    link);
+			if (!header) {
+				kc_error("mark: %s:1: not an image's marks (make them with: kcollider mark -V IMAGE -f all -n > %s)",
+					 path, path);
+				return -1;
+			}
+			continue;
+		}
+		if (!llen || line[0] == '#')
+			continue;
+		if (kc_marks_parse_line(line, llen, &r)) {
+			kc_error("mark: %s:%u: not a range (0xADDR LEN marked|data_race): %.*s",
+				 path, lineno, (int)(llen > 80 ? 80 : llen),
+				 line);
+			return -1;
+		}
+	}
+	if (!header)
+		kc_error("mark: %s: empty", path);
+	return header ? 0 : -1;
+}
+
+/*
+ * --load FILE: an image's ranges computed where DWARF is quick to read
+ * ("mark -V IMAGE -n" on the host that has the -dbg package; inside a
+ * TCG guest it takes minutes), for the running kernel if it is that
+ * image, moved by its KASLR offset.
+ */
+static int mark_load(struct mark_ctx *c, const char *path)
+{
+	unsigned char id[64];
+	int id_len = 0, status = KC_EXIT_FAIL, ret;
+	uint64_t link = 0;
+	size_t len;
+	char *buf = kc_read_file(path, KC_IMAGE_MARKS_MAX, &len);
+
+	c->fd = -1;
+	if (!buf) {
+		kc_error("mark: --load %s: %s", path, strerror(errno));
+		return KC_EXIT_FAIL;
+	}
+	if (check_image_marks(path, buf, len, id, &id_len, &link) ||
+	    running_kernel_is(id, id_len, path) || kaslr_from_stext(link, c) ||
+	    open_marks(c))
+		goto out;
+	c->module = "vmlinux";
+	c->ranges = c->marked = c->data_race = 0;
+	c->len = 0;
+	c->vmlinux = true;
+	ret = load_ranges(c, buf, len);
+	if (ret) {
+		kc_error("mark: --load %s: " KC_MARKS_FILE ": %s", path,
+			 strerror(-ret));
+		goto out;
+	}
+	print_result(c);
+	status = KC_EXIT_OK;
+out:
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+	free(buf);
+	return status;
+}
+
 int do_mark(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -457,12 +644,14 @@ int do_mark(int argc, char **argv)
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "vmlinux", required_argument, NULL, 'V' },
 		{ "functions", required_argument, NULL, 'f' },
+		{ "load", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kc_marking *m = kc_marking_new();
 	struct mark_ctx *c = calloc(1, sizeof(*c));
 	struct glob_list globs = { .n = 0 };
 	int opt, ret, status = KC_EXIT_FAIL, ndirs = 0, i;
+	const char *load = NULL;
 	bool image = false;
 
 	if (!m || !c) {
@@ -470,7 +659,7 @@ int do_mark(int argc, char **argv)
 		goto out;
 	}
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, KC_COMMON_OPTS_SHORT "M:S:nV:f:",
+	while ((opt = getopt_long(argc, argv, KC_COMMON_OPTS_SHORT "M:S:nV:f:L:",
 				  opts, NULL)) != -1) {
 		if (kc_common_option(opt))
 			continue;
@@ -505,6 +694,9 @@ int do_mark(int argc, char **argv)
 				goto usage;
 			}
 			break;
+		case 'L':
+			load = optarg;
+			break;
 		case 'h':
 			mark_usage(stdout);
 			status = KC_EXIT_OK;
@@ -513,8 +705,16 @@ int do_mark(int argc, char **argv)
 			goto usage;
 		}
 	}
+	if (load && (ndirs || image || globs.n || globs.all || optind < argc)) {
+		kc_error("mark: --load FILE stands alone (no -M, -V, -f or MODULE)");
+		goto usage;
+	}
+	if (load) {
+		status = mark_load(c, load);
+		goto out;
+	}
 	if (!ndirs && !image) {
-		kc_error("mark: no -M DIR and no -V ELF: what to mark?");
+		kc_error("mark: no -M DIR, no -V ELF and no --load FILE: what to mark?");
 		goto usage;
 	}
 	if ((globs.n || globs.all) && !image) {

@@ -18,8 +18,9 @@ $(MARK_FX_DIR)/fxmark.ko: $(MARK_FX_SRC)/fxmark.c
 		-o $@ $<
 
 # The same code linked as a kernel image is (ET_EXEC, absolute addresses,
-# a build ID): "kcollider mark -V".
+# a build ID, an _stext): "kcollider mark -V".
 $(MARK_FX_DIR)/fxvmlinux: $(MARK_FX_SRC)/fxmark.c
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -fcf-protection=none -fno-asynchronous-unwind-tables \
-		-nostdlib -static -Wl,--build-id -Wl,-e,fx_read_once -o $@ $<
+		-nostdlib -static -Wl,--build-id -Wl,-e,fx_read_once \
+		-Wl,--defsym=_stext=fx_read_once -o $@ $<

@@ -259,7 +259,7 @@ TEST(mark_dry_run_ranges_and_no_dwarf)
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	ASSERT_EQ(0, system(cmd));
 	EXPECT_EQ(2, run(KC " mark 2>&1")) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "no -M DIR and no -V ELF")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "no -M DIR, no -V ELF and no --load FILE")) TH_LOG("%s", out);
 }
 
 /* nm's address of @func in @elf, 0 when absent. */
@@ -313,6 +313,50 @@ TEST(mark_vmlinux_ranges_by_function_glob)
 	EXPECT_NE(NULL, strstr(out, "not the running kernel's")) TH_LOG("%s", out);
 	EXPECT_EQ(2, run(KC " mark -f 'fx_*' -M " KC_MARK_FX_DIR " 2>&1"));
 	EXPECT_NE(NULL, strstr(out, "give -V ELF")) TH_LOG("%s", out);
+}
+
+/*
+ * "mark -V -n" saves the image's ranges after a header naming its build
+ * ID and _stext: what "mark --load" checks on the test machine. This
+ * host's kernel is not the fixture, so the load is refused before a
+ * write, as a file that is no image's marks is, with a clear message.
+ */
+TEST(saved_image_marks_name_their_image)
+{
+	const char *img = KC_MARK_FX_DIR "/fxvmlinux";
+	const char *saved = KC_MARK_FX_DIR "/fxvmlinux.marks";
+	unsigned long stext = nm_addr(img, "_stext");
+	char want[160], id[128] = "";
+	FILE *f;
+
+	ASSERT_NE(0, stext);
+	ASSERT_EQ(0, run("readelf -n " KC_MARK_FX_DIR "/fxvmlinux | "
+			 "sed -n 's/.*Build ID: //p'"));
+	ASSERT_EQ(1, sscanf(out, "%127s", id)) TH_LOG("%s", out);
+	ASSERT_EQ(0, run(KC " mark -n -V " KC_MARK_FX_DIR "/fxvmlinux -f 'fx_*' > "
+			 KC_MARK_FX_DIR "/fxvmlinux.marks"));
+	ASSERT_EQ(0, run("head -n1 " KC_MARK_FX_DIR "/fxvmlinux.marks"));
+	snprintf(want, sizeof(want),
+		 "# kcollider image marks: build-id %s _stext 0x%lx\n", id, stext);
+	EXPECT_STREQ(want, out);
+
+	EXPECT_EQ(1, run(KC " mark --load " KC_MARK_FX_DIR "/fxvmlinux.marks 2>&1"));
+	EXPECT_NE(NULL, strstr(out, "is not the running kernel's (build IDs differ)"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(1, run(KC " mark --load " LOG " 2>&1"));
+	EXPECT_NE(NULL, strstr(out, ":1: not an image's marks")) TH_LOG("%s", out);
+	EXPECT_EQ(1, run(KC " mark --load /nonexistent-kc 2>&1"));
+	EXPECT_NE(NULL, strstr(out, "No such file or directory")) TH_LOG("%s", out);
+	EXPECT_EQ(2, run(KC " mark --load " KC_MARK_FX_DIR "/fxvmlinux.marks -V "
+			 KC_MARK_FX_DIR "/fxvmlinux 2>&1"));
+	EXPECT_NE(NULL, strstr(out, "--load FILE stands alone")) TH_LOG("%s", out);
+	f = fopen(saved, "a");
+	ASSERT_NE(NULL, f);
+	fputs("0x1000 4 plain\n", f);
+	fclose(f);
+	EXPECT_EQ(1, run(KC " mark --load " KC_MARK_FX_DIR "/fxvmlinux.marks 2>&1"));
+	EXPECT_NE(NULL, strstr(out, "not a range (0xADDR LEN marked|data_race)"))
+		TH_LOG("%s", out);
 }
 
 TEST(bad_options_fail_clearly)

@@ -33,6 +33,10 @@ for d in ${HUNT_MARK:-}; do marking="$marking -M $d"; done
 if [ -n "${HUNT_MARK:-}" ]; then
 	"$cli" mark $marking || exit 1
 fi
+# the image's, computed on the host (hunt.sh)
+if [ -n "${HUNT_IMAGE_MARKS:-}" ]; then
+	"$cli" mark --load "$HUNT_IMAGE_MARKS" || exit 1
+fi
 [ -n "${HUNT_VMLINUX:-}" ] && marking="$marking -V $HUNT_VMLINUX"
 # the image's targeted functions too; the whole of it takes far too long
 # under TCG, and "report -V" marks its reports afterwards anyway
@@ -46,7 +50,9 @@ for spec in $(echo "$targets" | tr , " "); do
 	esac
 done
 set +f
-if [ -n "${HUNT_VMLINUX:-}" ] && [ "$image_globs" = whole ]; then
+if [ -n "${HUNT_IMAGE_MARKS:-}" ]; then
+	:
+elif [ -n "${HUNT_VMLINUX:-}" ] && [ "$image_globs" = whole ]; then
 	echo "hunt: the whole image is targeted: not marked in dmesg (report -V marks it)"
 elif [ -n "${HUNT_VMLINUX:-}" ] && [ -n "$image_globs" ]; then
 	"$cli" mark -V "$HUNT_VMLINUX" -f "$image_globs" \

@@ -19,6 +19,10 @@
 # the paths DWARF names) give "kcollider report" each access's marking,
 # and have "kcollider mark -V" teach it the image's targeted functions
 # (bare GLOB specs; not for "all" or "vmlinux": minutes under TCG).
+# The image's marks are computed on the host instead, once per image, when
+# its -dbg package is installed (scripts/image-marks.sh), and the guest
+# loads them ("kcollider mark --load"); HUNT_IMAGE_MARKS names another
+# such file, or "none" to go without.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -27,11 +31,17 @@ secs=${HUNT_SECS:-300}
 case $secs in
 ''|*[!0-9]*) echo "hunt: HUNT_SECS=$secs: not a number of seconds" >&2; exit 2 ;;
 esac
+image_marks=${HUNT_IMAGE_MARKS:-}
+if [ -z "$image_marks" ] && [ -n "${KREL:-}" ] &&
+   [ -r "/usr/lib/debug/boot/vmlinux-$KREL" ]; then
+	image_marks=$("$top/scripts/image-marks.sh" "$KREL") || exit 1
+fi
+[ "$image_marks" = none ] && image_marks=
 "$top/selftests/runner/run-vm.sh" -o "$results" -k "${VM_IMAGE:-}" \
 	-r "${KREL:-}" -c "${VM_CPUS:-4}" -M 3072 \
 	-t "${VM_TIMEOUT:-$((secs + 900))}" -- \
 	env HUNT_RATE="${HUNT_RATE:-200}" HUNT_BUDGET="${HUNT_BUDGET:-100}" \
 	HUNT_TARGETS="${HUNT_TARGETS:-all}" \
 	HUNT_MARK="${HUNT_MARK:-}" HUNT_VMLINUX="${HUNT_VMLINUX:-}" \
-	HUNT_SOURCE="${HUNT_SOURCE:-}" \
+	HUNT_SOURCE="${HUNT_SOURCE:-}" HUNT_IMAGE_MARKS="$image_marks" \
 	"$top/selftests/runner/hunt-guest.sh" "$top" "$secs"
