@@ -10,11 +10,13 @@
 # the running kernel's KASLR offset.
 #
 # usage: image-marks.sh RELEASE [VMLINUX]
+#        image-marks.sh --source
 #   RELEASE  the kernel release (uname -r in the guest)
 #   VMLINUX  the image with DWARF (default: linux-image-RELEASE-dbg's
 #            /usr/lib/debug/boot/vmlinux-RELEASE)
 # Prints the marks file's path (cached in KC_KERNEL_CACHE, default
-# ~/.cache/kcollider, by the image's size and time). Exits 1 with a message
+# ~/.cache/kcollider, by the image's size and time); with --source, the
+# source tree it reads (for "kcollider report -S"). Exits 1 with a message
 # when there is no such image or no linux-source-6.1 to read it with.
 set -euo pipefail
 
@@ -27,18 +29,22 @@ deps_hint="apt-get install linux-source-6.1"
 . "$here/kernel-build.sh"
 
 [ $# -ge 1 ] && [ $# -le 2 ] && [ -n "$1" ] ||
-	{ sed -n '/^# usage:/,/^# Prints/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+	{ sed -n '/^# usage:/,/^# when there is/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+tarball=$(ls /usr/src/linux-source-6.1*.tar.xz 2> /dev/null | sort -V | tail -n1 || true)
+[ -n "$tarball" ] || die "no /usr/src/linux-source-6.1.tar.xz ($deps_hint)"
+mkdir -p "$cache"
+exec 9> "$cache/image-marks.lock"
+flock 9
+if [ "$1" = --source ]; then
+	kernel_source
+	echo "$src"
+	exit 0
+fi
 release=$1
 vmlinux=${2:-/usr/lib/debug/boot/vmlinux-$release}
 [ -r "$vmlinux" ] ||
 	die "no $vmlinux (apt-get install linux-image-$release-dbg)"
-tarball=$(ls /usr/src/linux-source-6.1*.tar.xz 2> /dev/null | sort -V | tail -n1 || true)
-[ -n "$tarball" ] || die "no /usr/src/linux-source-6.1.tar.xz ($deps_hint)"
 [ -x "$top/user/kcollider" ] || die "no $top/user/kcollider (make user)"
-
-mkdir -p "$cache"
-exec 9> "$cache/image-marks.lock"
-flock 9
 out=$cache/marks-$release-$(stat -L -c '%s-%Y' "$vmlinux").marks
 if [ ! -s "$out" ]; then
 	kernel_source

@@ -35,6 +35,9 @@ image_marks=${HUNT_IMAGE_MARKS:-}
 if [ -z "$image_marks" ] && [ -n "${KREL:-}" ] &&
    [ -r "/usr/lib/debug/boot/vmlinux-$KREL" ]; then
 	image_marks=$("$top/scripts/image-marks.sh" "$KREL") || exit 1
+	# and "report" in the guest reads the same source for its marking lines
+	[ -n "${HUNT_SOURCE:-}" ] ||
+		HUNT_SOURCE=$("$top/scripts/image-marks.sh" --source) || exit 1
 fi
 [ "$image_marks" = none ] && image_marks=
 "$top/selftests/runner/run-vm.sh" -o "$results" -k "${VM_IMAGE:-}" \
