@@ -189,6 +189,12 @@ kcollider_real() {
 			;;
 		*) echo "bench-kcsan-guest: unknown run $name" >&2; exit 2 ;;
 		esac
+		# the image's marks, read on the host (bench-kcsan.sh): KCSAN
+		# knows them from the compiler
+		if [ -n "${BENCH_KCSAN_IMAGE_MARKS:-}" ]; then
+			"$(dirname "$0")/../../user/kcollider" mark \
+				--load "$BENCH_KCSAN_IMAGE_MARKS" || exit 1
+		fi
 		echo "# real $name: sample_rate $(cat $kc_sys/sample_rate)," \
 		     "overhead_permille $(cat $kc_sys/overhead_permille)," \
 		     "sample_percpu $(cat $kc_sys/sample_percpu)"

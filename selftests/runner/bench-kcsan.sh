@@ -112,6 +112,15 @@ if booting kcsan; then
 	grep -i 'warning' "$pdir/build.log" >&2 || true
 fi
 
+# kcollider's real-workload runs know what the image's source marks when
+# its -dbg package is installed, as KCSAN knows it from the compiler
+image_marks=
+if booting kcollider && [ -n "${KREL:-}" ] &&
+   [ -r "/usr/lib/debug/boot/vmlinux-$KREL" ]; then
+	image_marks=$("$top/scripts/image-marks.sh" "$KREL") ||
+		die "the image's marks (scripts/image-marks.sh $KREL) failed"
+fi
+
 # 3. The three boots. run-vm.sh's exit status is the guest's; a failed
 # boot leaves the table without that column rather than ending the bench.
 boot() {
@@ -124,7 +133,8 @@ boot() {
 		env BENCH_KCSAN_REPS="${BENCH_KCSAN_REPS:-3}" \
 		BENCH_KCSAN_REAL="${BENCH_KCSAN_REAL:-300}" \
 		BENCH_KCSAN_PARTS="${BENCH_KCSAN_PARTS:-planted real}" \
-		BENCH_KCSAN_KC_RUNS="${BENCH_KCSAN_KC_RUNS:-default hunt}" "$guest" "$name" \
+		BENCH_KCSAN_KC_RUNS="${BENCH_KCSAN_KC_RUNS:-default hunt}" \
+		BENCH_KCSAN_IMAGE_MARKS="$image_marks" "$guest" "$name" \
 		/run/kc/results "$@" ||
 		echo "bench-kcsan: the $name VM failed (status $?; $res)" >&2
 }
