@@ -30,6 +30,7 @@ cat $sys/targets
 marking=""
 for d in ${HUNT_MARK:-}; do marking="$marking -M $d"; done
 [ -n "${HUNT_SOURCE:-}" ] && marking="$marking -S $HUNT_SOURCE"
+t0=$(date +%s)
 if [ -n "${HUNT_MARK:-}" ]; then
 	"$cli" mark $marking || exit 1
 fi
@@ -37,6 +38,8 @@ fi
 if [ -n "${HUNT_IMAGE_MARKS:-}" ]; then
 	"$cli" mark --load "$HUNT_IMAGE_MARKS" || exit 1
 fi
+[ -z "${HUNT_MARK:-}${HUNT_IMAGE_MARKS:-}" ] ||
+	echo "hunt: marks written in $(($(date +%s) - t0)) s"
 [ -n "${HUNT_VMLINUX:-}" ] && marking="$marking -V $HUNT_VMLINUX"
 # the image's targeted functions too; the whole of it takes far too long
 # under TCG, and "report -V" marks its reports afterwards anyway

@@ -22,7 +22,8 @@
 # The image's marks are computed on the host instead, once per image, when
 # its -dbg package is installed (scripts/image-marks.sh), and the guest
 # loads them ("kcollider mark --load"); HUNT_IMAGE_MARKS names another
-# such file, or "none" to go without.
+# such file, or "none" to go without. With the package, HUNT_MARK and
+# HUNT_SOURCE default to its modules and the kernel's source.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -38,6 +39,11 @@ if [ -z "$image_marks" ] && [ -n "${KREL:-}" ] &&
 	# and "report" in the guest reads the same source for its marking lines
 	[ -n "${HUNT_SOURCE:-}" ] ||
 		HUNT_SOURCE=$("$top/scripts/image-marks.sh" --source) || exit 1
+	# the loaded modules' too (ext4, jbd2, loop ...), from the package's
+	# .ko files: a few modules, quick enough to read in the guest
+	dbg_modules=/usr/lib/debug/lib/modules/$KREL
+	[ -n "${HUNT_MARK:-}" ] || [ ! -d "$dbg_modules" ] ||
+		HUNT_MARK=$dbg_modules
 fi
 [ "$image_marks" = none ] && image_marks=
 "$top/selftests/runner/run-vm.sh" -o "$results" -k "${VM_IMAGE:-}" \
