@@ -618,7 +618,6 @@ static int mark_load(struct mark_ctx *c, const char *path)
 	c->module = "vmlinux";
 	c->ranges = c->marked = c->data_race = 0;
 	c->len = 0;
-	c->vmlinux = true;
 	ret = load_ranges(c, buf, len);
 	if (ret) {
 		kc_error("mark: --load %s: " KC_MARKS_FILE ": %s", path,
