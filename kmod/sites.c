@@ -234,6 +234,24 @@ static void kc_note_block_starts(unsigned long size)
 }
 
 /*
+ * Between STAC and CLAC the code reads and writes user memory (get_user(),
+ * copy_from_user() and their inlined forms): a watch there is never
+ * armed, so a site there only costs a trap, in code that system calls run
+ * all the time (a hunt hung under QEMU's TCG with a CPU looping on a
+ * stale int3 just after the STAC of __get_user_8()). The region, in
+ * address order, after the instruction at @code: still open, opened, or
+ * closed.
+ */
+static bool kc_user_access_from(const u8 *code, unsigned int len, bool open)
+{
+	if (len != 3 || code[0] != 0x0f || code[1] != 0x01)
+		return open;
+	if (code[2] == 0xcb)		/* stac */
+		return true;
+	return code[2] == 0xca ? false : open;	/* clac */
+}
+
+/*
  * Sites when @sites, and the LOCK'd globals always. Never where a block
  * starts (@whole_blocks: in vmlinux, else only at the first instruction):
  * under QEMU's TCG a block translated while our int3 was in and linked
@@ -245,6 +263,8 @@ static void kc_note_block_starts(unsigned long size)
  * of its own, translated afresh, and runs on. vmlinux's helpers are what
  * every CPU runs with interrupts off; a function's first instruction is
  * where every caller enters, and most functions start with ftrace's nop.
+ * A module keeps its other block starts: the accesses right after a call
+ * (spin_lock() returning, say) are where much of its shared data is.
  */
 static unsigned int kc_decode_function(struct kc_range *r, unsigned long start,
 				       unsigned long size, bool percpu,
@@ -253,6 +273,7 @@ static unsigned int kc_decode_function(struct kc_range *r, unsigned long start,
 	unsigned int before = r->nr;
 	struct kc_insn insn;
 	unsigned long off;
+	bool user_access = false;
 
 	if (!size || size > KC_MAX_FUNC_SIZE ||
 	    copy_from_kernel_nofault(kc_code, (void *)start, size))
@@ -262,8 +283,11 @@ static unsigned int kc_decode_function(struct kc_range *r, unsigned long start,
 	for (off = 0; off < size; off += insn.length) {
 		if (kc_decode(kc_code + off, size - off, &insn))
 			break;
+		user_access = kc_user_access_from(kc_code + off, insn.length,
+						  user_access);
 		kc_range_note_atomic(r, &insn, start + off + insn.length);
-		if (!sites || !off || !kc_site_wanted(&insn, percpu))
+		if (!sites || !off || user_access ||
+		    !kc_site_wanted(&insn, percpu))
 			continue;
 		if (whole_blocks && test_bit(off, kc_block_starts)) {
 			kc_block_start_sites++;

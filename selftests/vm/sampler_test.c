@@ -393,6 +393,19 @@ TEST_F(engine, a_functions_first_instruction_is_never_a_site)
 	ASSERT_EQ(0, kc_unload_module("kc_planted"));
 }
 
+/*
+ * Between STAC and CLAC the code reaches user memory: no site there.
+ * __get_user_8() has one access, the user read after STAC.
+ */
+TEST_F(engine, user_access_regions_have_no_sites)
+{
+	ASSERT_NE(0, kc_kallsyms_find("__get_user_8", "tT", NULL));
+	ASSERT_EQ(0, kc_write_attr("targets", "clear"));
+	ASSERT_EQ(0, kc_write_attr("targets", "__get_user_8"));
+	ASSERT_EQ(0, target_sites("__get_user_8"));
+	ASSERT_EQ(0, kc_write_attr("targets", "clear"));
+}
+
 /* The detector's own dependencies are named, but never get a site. */
 static bool kernel_has_function(const char *name)
 {
