@@ -692,7 +692,10 @@ static bool kc_is_wakeup_function(unsigned long ip)
 	kc_symbol_name(ip, name);
 	return !strcmp(name, "try_to_wake_up") ||
 	       !strcmp(name, "sched_ttwu_pending") ||
-	       !strncmp(name, "ttwu_", 5);
+	       !strncmp(name, "ttwu_", 5) ||
+	       !strcmp(name, "__schedule") ||
+	       !strcmp(name, "context_switch") ||
+	       !strncmp(name, "finish_task_switch", 18);
 }
 
 /*
@@ -700,9 +703,10 @@ static bool kc_is_wakeup_function(unsigned long ip)
  * and the timer that ends the sleep wakes it: try_to_wake_up() reads and
  * writes the task's own task_struct (its state, in_iowait,
  * sched_remote_wakeup, ...), words the task itself writes while running
- * ("strictly current" bit-fields). Such a racer is the wakeup of the
- * sampled task by the detector's own timer: a race that never happens
- * unless the detector puts the task to sleep there.
+ * ("strictly current" bit-fields), as the switch away from it and back
+ * does (active_mm, on_cpu). Such a racer is the sleep of the sampled task
+ * by the detector's own timer: a race that never happens unless the
+ * detector puts the task to sleep there.
  */
 static bool kc_is_own_wakeup(const struct kc_report *r)
 {
