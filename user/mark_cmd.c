@@ -522,15 +522,14 @@ static bool parse_image_header(const char *line, size_t len,
 /* Every range line of @buf moved by c->kaslr, into the marks file. */
 static int load_ranges(struct mark_ctx *c, const char *buf, size_t len)
 {
-	size_t pos = 0;
+	size_t pos = 0, llen;
+	const char *line;
+	int empty;
 
-	while (pos < len) {
-		const char *line = buf + pos, *nl = memchr(line, '\n', len - pos);
-		size_t llen = nl ? (size_t)(nl - line) : len - pos;
+	while (kc_marks_next_line(buf, len, &pos, &line, &llen, &empty)) {
 		struct kc_marks_range r;
 		int ret;
 
-		pos += llen + 1;
 		if (!llen || line[0] == '#')
 			continue;
 		kc_marks_parse_line(line, llen, &r);
@@ -557,16 +556,15 @@ static int load_ranges(struct mark_ctx *c, const char *buf, size_t len)
 static int check_image_marks(const char *path, const char *buf, size_t len,
 			     unsigned char *id, int *id_len, uint64_t *link)
 {
-	size_t pos = 0;
+	size_t pos = 0, llen;
 	unsigned int lineno = 0;
 	bool header = false;
+	const char *line;
+	int empty;
 
-	while (pos < len) {
-		const char *line = buf + pos, *nl = memchr(line, '\n', len - pos);
-		size_t llen = nl ? (size_t)(nl - line) : len - pos;
+	while (kc_marks_next_line(buf, len, &pos, &line, &llen, &empty)) {
 		struct kc_marks_range r;
 
-		pos += llen + 1;
 		lineno++;
 		if (!header) {
 			header = parse_image_header(line, llen, id, id_len,
