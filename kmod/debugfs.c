@@ -4,8 +4,8 @@
  * without parsing the console; "control", which takes the words syzkaller
  * writes to KCSAN's control file ("on", "off") plus target specs; "stats",
  * the counters; "arm_latency_ns" and "visited", for the benchmarks;
- * "watched", the ranges recently watched, and "rescue_selftest" and
- * "cpusync_selftest", for the tests.
+ * "watched", the ranges recently watched, and "rescue_selftest",
+ * "loop_selftest" and "cpusync_selftest", for the tests.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -231,6 +231,8 @@ int kc_debugfs_init(void)
 			    &kc_stats_fops);
 	debugfs_create_file("rescue_selftest", 0400, kc_debugfs_dir,
 			    kc_pool_rescue_selftest, &kc_selftest_fops);
+	debugfs_create_file("loop_selftest", 0400, kc_debugfs_dir,
+			    kc_rescue_loop_selftest, &kc_selftest_fops);
 	debugfs_create_file("cpusync_selftest", 0400, kc_debugfs_dir,
 			    kc_cpusync_selftest, &kc_selftest_fops);
 	return 0;

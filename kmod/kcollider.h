@@ -332,6 +332,10 @@ void kc_rescue_exit(void);
 void kc_rescue_expect(unsigned long delay);
 void kc_rescue_ran(void);
 unsigned long kc_rescue_pulled(void);
+void kc_rescue_note_site(unsigned long addr);
+void kc_rescue_watch_loops(bool sampling);
+unsigned long kc_rescue_loops_broken(void);
+int kc_rescue_loop_selftest(void);
 
 /* cpusync.c */
 void kc_cpusync_init(void);

@@ -740,6 +740,7 @@ int kc_pool_add(unsigned long addr, unsigned long gen)
 		kc_slot_pages_note(p);
 		kc_probe_note_guard(p, code[0]);
 		kc_probe_map_alias(p);
+		kc_rescue_note_site((unsigned long)p->kp.addr);
 	}
 	atomic_set(&p->state, ret ? KC_PROBE_FREE : KC_PROBE_RESERVE);
 out:
@@ -1141,7 +1142,10 @@ static struct kc_probe *kc_pool_visit_new(unsigned long addr)
 	if (IS_ERR(p))
 		return p;
 	p->alias = kc_text_map(addr);
-	return p->alias ? p : ERR_PTR(-ENOMEM);
+	if (!p->alias)
+		return ERR_PTR(-ENOMEM);
+	kc_rescue_note_site(addr);
+	return p;
 }
 
 static void kc_pool_count_visit(unsigned long addr, bool again, u64 t0)
@@ -1228,6 +1232,7 @@ void kc_pool_start(void)
 {
 	int i, ret;
 
+	kc_rescue_watch_loops(true);
 	if (!kc_text_mutex || !kc_get_kprobe)
 		return;
 	for (i = 0; i < ARRAY_SIZE(kc_withdraw_hooks); i++) {
@@ -1255,6 +1260,7 @@ void kc_pool_stop(void)
 	WRITE_ONCE(kc_visits_on, false);
 	WRITE_ONCE(kc_hooked, false);
 	kc_pool_unhook();
+	kc_rescue_watch_loops(false);
 }
 
 static void kc_pool_visits_init(void)
@@ -2092,6 +2098,7 @@ void kc_pool_stats(struct seq_file *m)
 		   "visits %lu\nvisit_us_mean %llu\nvisits_again %lu\n"
 		   "visit_again_us_mean %llu\nvisits_refused %lu\n"
 		   "visits_withdrawn %lu\nscrubs_rescued %lu\n"
+		   "loops_broken %lu\n"
 		   "probes_used %u\nscrub_work_runs %lu\n",
 		   kc_pool_armed(), spent, mismatched, kc_pool_reserve(),
 		   kc_pool_cold(),
@@ -2112,6 +2119,7 @@ void kc_pool_stats(struct seq_file *m)
 		   kc_mean_us(kc_pool_revisit_ns, kc_pool_revisits),
 		   READ_ONCE(kc_pool_visits_refused),
 		   READ_ONCE(kc_pool_visits_withdrawn), kc_rescue_pulled(),
+		   kc_rescue_loops_broken(),
 		   kc_pool_end(), READ_ONCE(kc_pool_scrub_runs));
 }
 

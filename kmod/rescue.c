@@ -20,19 +20,44 @@
  * a worker runs) still ends its own loop. One CPU with interrupts on is
  * enough. The watchdogs stop once nothing is due. On hardware the work is
  * never overdue and the watchdogs never act.
+ *
+ * The same watchdogs break the loops nothing is due to end. A vCPU can
+ * keep a translation holding one of our int3s after every planned write
+ * of its page is done, and kprobes retries such an int3 forever: a hunt
+ * hung with three CPUs at the instruction after a call in a module, their
+ * interrupts on, the byte there no int3. Such a CPU takes each of its
+ * watchdog's ticks at the int3's address. So while sampling, and for a
+ * while after it, every CPU ticks, and a tick that finds its CPU
+ * interrupted at the very address of its last tick, an address we armed
+ * since load whose byte is no int3, writes that page again (the same
+ * byte, with cmpxchg) through a mapping of its own: a write QEMU notices
+ * drops every translation of the page. A hard interrupt cannot map a page
+ * with vmap(), so each CPU owns a page of address space mapped at load,
+ * whose PTE it points at the page for the write and back. A CPU running
+ * legitimately at one site on two ticks costs one write of a byte with
+ * its own value.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
+#include <linux/hash.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/kprobes.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/smp.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 #include <linux/workqueue.h>
+
+#include <asm/irq_regs.h>
+#include <asm/pgtable.h>
+#include <asm/text-patching.h>
 
 #include "kcollider.h"
 
@@ -56,6 +81,28 @@ static DEFINE_PER_CPU(call_single_data_t, kc_rescue_csd);
 static atomic_t kc_rescue_csds_in_flight = ATOMIC_INIT(0);
 static DEFINE_PER_CPU(unsigned long, kc_rescue_pulls);
 
+/* after sampling stops its stale int3s may still run: watch this long */
+#define KC_LOOP_TAIL_MS		30000
+#define KC_LOOP_WATCH_ALWAYS	ULONG_MAX
+/* how long the loop self-test spins at most */
+#define KC_LOOP_TEST_MS		2000
+#define KC_LOOP_SITE_BITS	20
+
+/* jiffies loops are watched until; 0: not watched */
+static unsigned long kc_loop_until;
+/* every site armed since load, hashed: false hits cost a harmless write */
+static unsigned long kc_loop_sites[BITS_TO_LONGS(1UL << KC_LOOP_SITE_BITS)];
+static DEFINE_PER_CPU(unsigned long, kc_loop_last_ip);
+static DEFINE_PER_CPU(unsigned long, kc_loops_broken);
+/* a page of address space per CPU, and the PTE that maps it */
+static u8 *kc_loop_slots;
+static struct page *kc_loop_blank;
+static DEFINE_PER_CPU(pte_t *, kc_loop_slot_pte);
+static bool kc_loop_test_done;
+static struct hrtimer kc_loop_test_timer;
+static unsigned long kc_loop_test_from;
+static unsigned long kc_loop_test_end;
+
 static bool kc_rescue_overdue(void)
 {
 	unsigned long due = READ_ONCE(kc_rescue_due);
@@ -64,8 +111,94 @@ static bool kc_rescue_overdue(void)
 				 due + msecs_to_jiffies(KC_RESCUE_GRACE_MS));
 }
 
+static bool kc_loop_watched(void)
+{
+	unsigned long until = READ_ONCE(kc_loop_until);
+
+	return until == KC_LOOP_WATCH_ALWAYS ||
+	       (until && time_before(jiffies, until));
+}
+
+void kc_rescue_note_site(unsigned long addr)
+{
+	set_bit(hash_long(addr, KC_LOOP_SITE_BITS), kc_loop_sites);
+}
+
+static bool kc_loop_site_noted(unsigned long addr)
+{
+	return test_bit(hash_long(addr, KC_LOOP_SITE_BITS), kc_loop_sites);
+}
+
+/* The kernel text page at @addr, or NULL. Lock-free. */
+static struct page *kc_loop_text_page(unsigned long addr)
+{
+	if (addr >= MODULES_VADDR && addr < MODULES_END)
+		return vmalloc_to_page((void *)addr);
+	if (addr >= __START_KERNEL_map &&
+	    addr < __START_KERNEL_map + KERNEL_IMAGE_SIZE)
+		return virt_to_page((void *)addr);
+	return NULL;
+}
+
+/*
+ * Writes the byte at @addr, which holds @old, with @old again through
+ * this CPU's slot, lock-free: no other byte is touched and a concurrent
+ * patch is never undone. The slot's TLB entry is filled afresh, as every
+ * write of text needs under TCG (see the pool's kc_alias_cmpxchg()).
+ * Whether the byte there was still @old. Interrupts off.
+ */
+static bool kc_loop_rewrite(unsigned long addr, u8 old)
+{
+	pte_t *ptep = __this_cpu_read(kc_loop_slot_pte);
+	struct page *page = kc_loop_text_page(addr);
+	bool same;
+	u8 *slot;
+	pte_t was;
+
+	if (!ptep || !page)
+		return false;
+	slot = kc_loop_slots + smp_processor_id() * PAGE_SIZE;
+	was = *ptep;
+	set_pte(ptep, mk_pte(page, PAGE_KERNEL));
+	asm volatile("invlpg (%0)" : : "r" (slot) : "memory");
+	same = cmpxchg(slot + offset_in_page(addr), old, old) == old;
+	set_pte(ptep, was);
+	asm volatile("invlpg (%0)" : : "r" (slot) : "memory");
+	/* the slot showed the byte the text holds: it mapped the right page */
+	return same;
+}
+
+/* From this CPU's watchdog: is it looping on a stale int3? */
+static void kc_loop_check(void)
+{
+	struct pt_regs *regs = get_irq_regs();
+	unsigned long ip = 0;
+	u8 op;
+
+	/* idle waits at one address all day, and never at a site */
+	if (regs && !user_mode(regs) && !is_idle_task(current))
+		ip = regs->ip;
+	if (ip && ip == __this_cpu_read(kc_loop_last_ip) &&
+	    kc_loop_site_noted(ip) &&
+	    !get_kernel_nofault(op, (u8 *)ip) && op != INT3_INSN_OPCODE &&
+	    kc_loop_rewrite(ip, op)) {
+		__this_cpu_inc(kc_loops_broken);
+		/* another write only after two more ticks there */
+		ip = 0;
+	}
+	__this_cpu_write(kc_loop_last_ip, ip);
+}
+
+static bool kc_rescue_wanted(void)
+{
+	return READ_ONCE(kc_rescue_enabled) &&
+	       (READ_ONCE(kc_rescue_due) || kc_loop_watched());
+}
+
 static enum hrtimer_restart kc_rescue_tick(struct hrtimer *t)
 {
+	if (kc_loop_watched())
+		kc_loop_check();
 	if (kc_rescue_overdue() && READ_ONCE(kc_rescue_enabled)) {
 		kc_rescue_write();
 		/* taken from the stuck CPU's timer or worklist, run here */
@@ -76,7 +209,7 @@ static enum hrtimer_restart kc_rescue_tick(struct hrtimer *t)
 	this_cpu_write(kc_rescue_ticking, false);
 	/* pairs with kc_rescue_expect(): its mark seen, or our flag there */
 	smp_mb();
-	if (!READ_ONCE(kc_rescue_enabled) || !READ_ONCE(kc_rescue_due))
+	if (!kc_rescue_wanted())
 		return HRTIMER_NORESTART;
 	this_cpu_write(kc_rescue_ticking, true);
 	hrtimer_forward_now(t, ms_to_ktime(KC_RESCUE_TICK_MS));
@@ -104,11 +237,10 @@ NOKPROBE_SYMBOL(kc_rescue_start_local);
  * queueing it: the work may already be running and clear the mark. Any
  * context but int3 and NMI, interrupts off too.
  */
-void kc_rescue_expect(unsigned long delay)
+static void kc_rescue_start_all(void)
 {
 	int cpu;
 
-	WRITE_ONCE(kc_rescue_due, (jiffies + delay) ?: 1);
 	atomic_inc(&kc_rescue_csds_in_flight);
 	/* holds kc_rescue_exit() off; pairs with kc_rescue_tick() too */
 	smp_mb__after_atomic();
@@ -123,6 +255,95 @@ void kc_rescue_expect(unsigned long delay)
 			atomic_dec(&kc_rescue_csds_in_flight);
 	}
 	atomic_dec(&kc_rescue_csds_in_flight);
+}
+
+void kc_rescue_expect(unsigned long delay)
+{
+	WRITE_ONCE(kc_rescue_due, (jiffies + delay) ?: 1);
+	kc_rescue_start_all();
+}
+
+/*
+ * Sampling starts (@sampling) or stops: loops are watched from now until
+ * a while after it stops. Sleeps.
+ */
+void kc_rescue_watch_loops(bool sampling)
+{
+	unsigned long until = jiffies + msecs_to_jiffies(KC_LOOP_TAIL_MS);
+
+	if (!kc_loop_slots)
+		return;
+	WRITE_ONCE(kc_loop_until, sampling ? KC_LOOP_WATCH_ALWAYS : until ?: 1);
+	kc_rescue_start_all();
+}
+
+unsigned long kc_rescue_loops_broken(void)
+{
+	unsigned long n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += per_cpu(kc_loops_broken, cpu);
+	return n;
+}
+
+/* Ends the self-test's spin once its CPU's watchdog wrote, or too late. */
+static enum hrtimer_restart kc_loop_test_tick(struct hrtimer *t)
+{
+	if (__this_cpu_read(kc_loops_broken) != kc_loop_test_from ||
+	    time_after(jiffies, kc_loop_test_end)) {
+		WRITE_ONCE(kc_loop_test_done, true);
+		return HRTIMER_NORESTART;
+	}
+	hrtimer_forward_now(t, ms_to_ktime(1));
+	return HRTIMER_RESTART;
+}
+
+/*
+ * A loop on one instruction, the site kc_loop_spin_site, with interrupts
+ * on: every interrupt lands at the site, as on a stale int3 kprobes
+ * retries (under TCG, where interrupts land where a translated block
+ * starts, and this one starts there).
+ */
+static noinline void kc_loop_spin(void)
+{
+	asm volatile("kc_loop_spin_site:\n\t"
+		     "cmpb $0, %0\n\t"
+		     "je kc_loop_spin_site"
+		     : : "m" (kc_loop_test_done) : "memory", "cc");
+}
+
+/*
+ * The loop breaker's self-test: this CPU loops at a noted site with
+ * interrupts on until its own watchdog wrote that site's page. 0, -EIO if
+ * it did not in time, -ENODEV without the slots.
+ */
+int kc_rescue_loop_selftest(void)
+{
+	unsigned long until = jiffies + msecs_to_jiffies(2 * KC_LOOP_TEST_MS);
+	unsigned long site, was = READ_ONCE(kc_loop_until);
+	int ret;
+
+	if (!kc_loop_slots)
+		return -ENODEV;
+	asm("lea kc_loop_spin_site(%%rip), %0" : "=r" (site));
+	kc_rescue_note_site(site);
+	/* sampling's watch, or a longer one, stays */
+	if (was != KC_LOOP_WATCH_ALWAYS && (!was || time_after(until, was)))
+		cmpxchg(&kc_loop_until, was, until);
+	kc_rescue_start_all();
+	preempt_disable();
+	WRITE_ONCE(kc_loop_test_done, false);
+	kc_loop_test_from = __this_cpu_read(kc_loops_broken);
+	kc_loop_test_end = jiffies + msecs_to_jiffies(KC_LOOP_TEST_MS);
+	hrtimer_start(&kc_loop_test_timer, ms_to_ktime(1),
+		      HRTIMER_MODE_REL_PINNED_HARD);
+	kc_loop_spin();
+	ret = __this_cpu_read(kc_loops_broken) != kc_loop_test_from ?
+	      0 : -EIO;
+	preempt_enable();
+	hrtimer_cancel(&kc_loop_test_timer);
+	return ret;
 }
 
 /* The watched work is running: what it queues again it expects again. */
@@ -141,6 +362,56 @@ unsigned long kc_rescue_pulled(void)
 	return n;
 }
 
+static void kc_loop_slots_unmap(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		per_cpu(kc_loop_slot_pte, cpu) = NULL;
+	if (kc_loop_slots)
+		vunmap(kc_loop_slots);
+	kc_loop_slots = NULL;
+	if (kc_loop_blank)
+		__free_page(kc_loop_blank);
+	kc_loop_blank = NULL;
+}
+
+/*
+ * Each CPU's slot, mapped to a blank page until a write points it
+ * elsewhere. Without them loops are not watched.
+ */
+static void kc_loop_slots_map(void)
+{
+	struct page **pages;
+	unsigned int level;
+	int cpu;
+
+	kc_loop_blank = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	pages = kmalloc_array(nr_cpu_ids, sizeof(*pages), GFP_KERNEL);
+	if (!kc_loop_blank || !pages)
+		goto fail;
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		pages[cpu] = kc_loop_blank;
+	kc_loop_slots = vmap(pages, nr_cpu_ids, VM_MAP, PAGE_KERNEL);
+	kfree(pages);
+	pages = NULL;
+	if (!kc_loop_slots)
+		goto fail;
+	for_each_possible_cpu(cpu) {
+		pte_t *ptep = lookup_address((unsigned long)kc_loop_slots +
+					     cpu * PAGE_SIZE, &level);
+
+		if (!ptep || level != PG_LEVEL_4K)
+			goto fail;
+		per_cpu(kc_loop_slot_pte, cpu) = ptep;
+	}
+	return;
+fail:
+	kfree(pages);
+	pr_info("stale int3 loops not watched: no slots\n");
+	kc_loop_slots_unmap();
+}
+
 /*
  * @write: writes the pages the work would, lock-free, from a watchdog's
  * hard interrupt.
@@ -148,6 +419,11 @@ unsigned long kc_rescue_pulled(void)
 void kc_rescue_init(struct delayed_work *work, void (*write)(void))
 {
 	int cpu;
+
+	kc_loop_slots_map();
+	hrtimer_init(&kc_loop_test_timer, CLOCK_MONOTONIC,
+		     HRTIMER_MODE_REL_PINNED_HARD);
+	kc_loop_test_timer.function = kc_loop_test_tick;
 
 	kc_rescue_work = work;
 	kc_rescue_write = write;
@@ -175,4 +451,5 @@ void kc_rescue_exit(void)
 	synchronize_rcu();
 	for_each_possible_cpu(cpu)
 		hrtimer_cancel(per_cpu_ptr(&kc_rescue_timer, cpu));
+	kc_loop_slots_unmap();
 }

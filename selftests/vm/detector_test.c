@@ -433,6 +433,42 @@ TEST_F_TIMEOUT(planted, scrub_queued_on_a_cpu_with_interrupts_off_still_runs,
 	ASSERT_FALSE(dmesg_has_trouble(line, sizeof(line))) TH_LOG("%s", line);
 }
 
+#define LOOP_SELFTEST	"/sys/kernel/debug/kcollider/loop_selftest"
+
+/*
+ * Under TCG a stale int3 can outlive every planned write of its page, and
+ * a CPU that runs it, interrupts on, loops in kprobes' retry. Its own
+ * watchdog finds it at the same site on two ticks and writes the page.
+ * The self-test, run by a read, loops on one instruction of a site it
+ * notes, with interrupts on, until the reader's watchdog has written that
+ * page ("failed" if it never does); on every CPU in turn.
+ */
+TEST_F_TIMEOUT(planted, cpu_looping_at_a_site_gets_its_page_written, 120)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long broken = kc_stat("loops_broken");
+	char line[200], result[64];
+	cpu_set_t set;
+	int cpu, ret;
+
+	ASSERT_GE(broken, 0);
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+		ret = kc_read_file(LOOP_SELFTEST, result, sizeof(result));
+		ASSERT_LT(0, ret) TH_LOG("cpu %d: %s", cpu, strerror(errno));
+		ASSERT_STREQ("passed\n", result)
+			TH_LOG("cpu %d: the loop was not broken", cpu);
+	}
+	CPU_ZERO(&set);
+	for (cpu = 0; cpu < ncpus; cpu++)
+		CPU_SET(cpu, &set);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	ASSERT_LE(broken + ncpus, kc_stat("loops_broken"));
+	ASSERT_FALSE(dmesg_has_trouble(line, sizeof(line))) TH_LOG("%s", line);
+}
+
 #define CPUSYNC_SELFTEST	"/sys/kernel/debug/kcollider/cpusync_selftest"
 
 /*
