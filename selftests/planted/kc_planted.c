@@ -1687,6 +1687,19 @@ noinline void kc_n18_own_bits(void)
 	current->user_dumpable = 0;
 }
 
+/*
+ * N19 (no race): a kernel thread reads its own active_mm, which only the
+ * switches away from it and back write (NULL on the way out, the borrowed
+ * mm on the way in). A sleeping window of the detector switches the task
+ * away at that load: the switch is the racer, the detector's own doing.
+ */
+struct mm_struct *kc_n19_seen;
+
+noinline void kc_n19_own_switch(void)
+{
+	WRITE_ONCE(kc_n19_seen, current->active_mm);
+}
+
 /* ---- running a scenario ---- */
 
 static int kc_worker_fn(void *data)
@@ -1782,6 +1795,7 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "n16", { kc_n16_inc, kc_n16_peek }, { 0, 1 } },
 	{ "n17", { kc_n17_peek }, { 1 } },
 	{ "n18", { kc_n18_own_bits }, { 0 } },
+	{ "n19", { kc_n19_own_switch }, { 0 } },
 };
 
 /* Sleeps @ms, or less when the writer is signalled; -EINTR then. */

@@ -83,6 +83,7 @@ declare -A funcs=(
 	[n16]="kc_n16_inc kc_n16_peek"
 	[n17]="kc_n17_peek"
 	[n18]="kc_n18_own_bits"
+	[n19]="kc_n19_own_switch"
 )
 [ $# -gt 0 ] || set -- r1 r2 r3 r4 r5 r6 r7 r8 r9 r10 r11 r12 n1 n2 n3 n4 n5 n6 n7
 

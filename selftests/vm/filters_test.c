@@ -218,6 +218,20 @@ TEST_F_TIMEOUT(filters, n18_own_task_word_touched_by_its_wakeup_is_own_wakeup, 1
 	ASSERT_EQ(own, kc_stat("benign_own-wakeup"));
 }
 
+/*
+ * N19: a kernel thread's load of its own active_mm. The sleeping window
+ * switches the task away there, and the switch (inlined in __schedule)
+ * writes the field: own-wakeup, never a full report.
+ */
+TEST_F_TIMEOUT(filters, n19_own_field_written_by_its_switch_is_own_wakeup, 120)
+{
+	expect_benign_only(_metadata, "kc_planted:kc_n19_own_switch", "n19",
+			   "kcollider: benign: filter=own-wakeup "
+			   "sampled=kc_n19_own_switch");
+	ASSERT_EQ(NULL, strstr(read_reports(), "kcollider: class: harmful"))
+		TH_LOG("%.2000s", read_reports());
+}
+
 TEST_F_TIMEOUT(filters, r2_plain_pair_stays_harmful_marking_unknown, 120)
 {
 	ASSERT_EQ(0, start("kc_planted:kc_r2_write kc_planted:kc_r2_read"));
