@@ -96,6 +96,8 @@ step "TSO verdicts (kcollider tso, live)"
 
 step "kcollider status"
 "$cli" status
+# what ended loops on stale int3s under TCG (Documentation/detector.rst)
+grep -E '^(hits_stale|scrubs_rescued|loops_broken) ' /sys/kernel/debug/kcollider/stats
 
 rmmod kcollider || exit 1
 umount "$work/ext4" "$work/tmpfs"
