@@ -151,7 +151,7 @@ run_qemu() (
 		$accel -machine dump-guest-core=off \
 		-smp "$cpus" -m "$mem" -nographic -no-reboot \
 		-kernel "$image" -initrd "$initrd" \
-		-append "console=ttyS0 panic=-1 oops=panic loglevel=5 softlockup_panic=1 sysctl.kernel.panic_on_rcu_stall=1 rcupdate.rcu_cpu_stall_timeout=20 rdinit=/init $append" \
+		-append "console=ttyS0 panic=-1 oops=panic loglevel=5 softlockup_panic=1 softlockup_all_cpu_backtrace=1 sysctl.kernel.panic_on_rcu_stall=1 rcupdate.rcu_cpu_stall_timeout=20 rdinit=/init $append" \
 		"${fs_args[@]}" \
 		-serial "file:$results/console.log" -display none \
 		-monitor "unix:$monitor,server,nowait" \
