@@ -5,7 +5,8 @@
  * writes to KCSAN's control file ("on", "off") plus target specs; "stats",
  * the counters; "arm_latency_ns" and "visited", for the benchmarks;
  * "watched", the ranges recently watched, and "rescue_selftest",
- * "loop_selftest" and "cpusync_selftest", for the tests.
+ * "loop_selftest", "silent_selftest" and "cpusync_selftest", for the
+ * tests.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -233,6 +234,8 @@ int kc_debugfs_init(void)
 			    kc_pool_rescue_selftest, &kc_selftest_fops);
 	debugfs_create_file("loop_selftest", 0400, kc_debugfs_dir,
 			    kc_rescue_loop_selftest, &kc_selftest_fops);
+	debugfs_create_file("silent_selftest", 0400, kc_debugfs_dir,
+			    kc_rescue_silent_selftest, &kc_selftest_fops);
 	debugfs_create_file("cpusync_selftest", 0400, kc_debugfs_dir,
 			    kc_cpusync_selftest, &kc_selftest_fops);
 	return 0;

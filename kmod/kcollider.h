@@ -335,7 +335,9 @@ unsigned long kc_rescue_pulled(void);
 void kc_rescue_note_site(unsigned long addr);
 void kc_rescue_watch_loops(bool sampling);
 unsigned long kc_rescue_loops_broken(void);
+unsigned long kc_rescue_silent_rewrites(void);
 int kc_rescue_loop_selftest(void);
+int kc_rescue_silent_selftest(void);
 
 /* cpusync.c */
 void kc_cpusync_init(void);

@@ -2098,7 +2098,7 @@ void kc_pool_stats(struct seq_file *m)
 		   "visits %lu\nvisit_us_mean %llu\nvisits_again %lu\n"
 		   "visit_again_us_mean %llu\nvisits_refused %lu\n"
 		   "visits_withdrawn %lu\nscrubs_rescued %lu\n"
-		   "loops_broken %lu\n"
+		   "loops_broken %lu\nsilent_rewrites %lu\n"
 		   "probes_used %u\nscrub_work_runs %lu\n",
 		   kc_pool_armed(), spent, mismatched, kc_pool_reserve(),
 		   kc_pool_cold(),
@@ -2119,7 +2119,7 @@ void kc_pool_stats(struct seq_file *m)
 		   kc_mean_us(kc_pool_revisit_ns, kc_pool_revisits),
 		   READ_ONCE(kc_pool_visits_refused),
 		   READ_ONCE(kc_pool_visits_withdrawn), kc_rescue_pulled(),
-		   kc_rescue_loops_broken(),
+		   kc_rescue_loops_broken(), kc_rescue_silent_rewrites(),
 		   kc_pool_end(), READ_ONCE(kc_pool_scrub_runs));
 }
 

@@ -36,6 +36,12 @@
  * whose PTE it points at the page for the write and back. A CPU running
  * legitimately at one site on two ticks costs one write of a byte with
  * its own value.
+ *
+ * A CPU that loops so with its interrupts off takes no tick at all. It
+ * shows only by its silence: a watchdog that finds a CPU without a tick
+ * for a while writes the pages of the sites armed last, where such a
+ * translation most likely comes from, and backs off while the silence
+ * lasts, since a CPU may keep its interrupts off that long on its own.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -98,6 +104,22 @@ static DEFINE_PER_CPU(unsigned long, kc_loops_broken);
 static u8 *kc_loop_slots;
 static struct page *kc_loop_blank;
 static DEFINE_PER_CPU(pte_t *, kc_loop_slot_pte);
+/* the sites armed last, for a CPU that stays silent */
+#define KC_LOOP_RECENT		1024
+static unsigned long kc_loop_recent[KC_LOOP_RECENT];
+static atomic_t kc_loop_recent_next = ATOMIC_INIT(0);
+/* silent: no tick for this long, interrupts off all along */
+#define KC_SILENT_MS		500
+#define KC_SILENT_BACKOFF_MAX_MS	8000
+/*
+ * In the fast monotonic clock's ns, not jiffies: the silent CPU may be
+ * the one that keeps jiffies going.
+ */
+static DEFINE_PER_CPU(u64, kc_loop_ticked);
+/* before this no watchdog writes for a silent CPU again */
+static u64 kc_silent_next;
+static u64 kc_silent_backoff;
+static DEFINE_PER_CPU(unsigned long, kc_silent_rewrites);
 static bool kc_loop_test_done;
 static struct hrtimer kc_loop_test_timer;
 static unsigned long kc_loop_test_from;
@@ -121,7 +143,10 @@ static bool kc_loop_watched(void)
 
 void kc_rescue_note_site(unsigned long addr)
 {
+	unsigned int i = atomic_inc_return(&kc_loop_recent_next);
+
 	set_bit(hash_long(addr, KC_LOOP_SITE_BITS), kc_loop_sites);
+	WRITE_ONCE(kc_loop_recent[i % KC_LOOP_RECENT], addr);
 }
 
 static bool kc_loop_site_noted(unsigned long addr)
@@ -189,6 +214,74 @@ static void kc_loop_check(void)
 	__this_cpu_write(kc_loop_last_ip, ip);
 }
 
+/*
+ * A CPU that loops on a stale int3 with interrupts off takes no tick, and
+ * its address is not to be seen; it has not ticked for a while. The sites
+ * armed last are where such a translation most likely comes from: a
+ * watchdog that finds a CPU silent writes their pages again, then waits
+ * twice as long before it does so for a CPU still silent (a CPU may also
+ * keep its interrupts off that long for reasons of its own).
+ */
+static bool kc_cpu_silent(u64 now)
+{
+	int cpu;
+
+	for_each_online_cpu(cpu)
+		if (now > READ_ONCE(per_cpu(kc_loop_ticked, cpu)) +
+			  KC_SILENT_MS * NSEC_PER_MSEC)
+			return true;
+	return false;
+}
+
+static void kc_loop_rewrite_recent(void)
+{
+	unsigned long addr, page = 0;
+	int i;
+	u8 op;
+
+	for (i = 0; i < KC_LOOP_RECENT; i++) {
+		addr = READ_ONCE(kc_loop_recent[i]);
+		if (!addr || (addr & PAGE_MASK) == page ||
+		    get_kernel_nofault(op, (u8 *)addr) ||
+		    op == INT3_INSN_OPCODE)
+			continue;
+		if (kc_loop_rewrite(addr, op))
+			page = addr & PAGE_MASK;
+	}
+}
+
+static void kc_silent_check(u64 now)
+{
+	u64 next = READ_ONCE(kc_silent_next), backoff;
+
+	if (!kc_cpu_silent(now)) {
+		if (READ_ONCE(kc_silent_backoff))
+			WRITE_ONCE(kc_silent_backoff, 0);
+		return;
+	}
+	if (now < next)
+		return;
+	backoff = clamp_t(u64, 2 * READ_ONCE(kc_silent_backoff),
+			  KC_SILENT_MS * NSEC_PER_MSEC,
+			  KC_SILENT_BACKOFF_MAX_MS * NSEC_PER_MSEC);
+	/* one watchdog writes for all */
+	if (cmpxchg(&kc_silent_next, next, now + backoff) != next)
+		return;
+	WRITE_ONCE(kc_silent_backoff, backoff);
+	kc_loop_rewrite_recent();
+	__this_cpu_inc(kc_silent_rewrites);
+}
+
+/* Every CPU's watchdog counts as just ticked: it starts now. */
+static void kc_loop_ticked_now(void)
+{
+	u64 now = ktime_get_mono_fast_ns();
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		WRITE_ONCE(per_cpu(kc_loop_ticked, cpu), now);
+}
+
 static bool kc_rescue_wanted(void)
 {
 	return READ_ONCE(kc_rescue_enabled) &&
@@ -197,8 +290,13 @@ static bool kc_rescue_wanted(void)
 
 static enum hrtimer_restart kc_rescue_tick(struct hrtimer *t)
 {
-	if (kc_loop_watched())
+	if (kc_loop_watched()) {
+		u64 now = ktime_get_mono_fast_ns();
+
+		__this_cpu_write(kc_loop_ticked, now);
 		kc_loop_check();
+		kc_silent_check(now);
+	}
 	if (kc_rescue_overdue() && READ_ONCE(kc_rescue_enabled)) {
 		kc_rescue_write();
 		/* taken from the stuck CPU's timer or worklist, run here */
@@ -223,6 +321,8 @@ static void kc_rescue_start_local(void *unused)
 	struct hrtimer *t = this_cpu_ptr(&kc_rescue_timer);
 
 	if (READ_ONCE(kc_rescue_enabled) && !hrtimer_is_queued(t)) {
+		/* a CPU back online is not silent before its first tick */
+		__this_cpu_write(kc_loop_ticked, ktime_get_mono_fast_ns());
 		this_cpu_write(kc_rescue_ticking, true);
 		hrtimer_start(t, ms_to_ktime(KC_RESCUE_TICK_MS),
 			      HRTIMER_MODE_REL_PINNED_HARD);
@@ -232,11 +332,7 @@ static void kc_rescue_start_local(void *unused)
 }
 NOKPROBE_SYMBOL(kc_rescue_start_local);
 
-/*
- * The watched work was queued to run @delay jiffies from now. Call after
- * queueing it: the work may already be running and clear the mark. Any
- * context but int3 and NMI, interrupts off too.
- */
+/* Any context but int3 and NMI, interrupts off too. */
 static void kc_rescue_start_all(void)
 {
 	int cpu;
@@ -257,6 +353,11 @@ static void kc_rescue_start_all(void)
 	atomic_dec(&kc_rescue_csds_in_flight);
 }
 
+/*
+ * The watched work was queued to run @delay jiffies from now. Call after
+ * queueing it: the work may already be running and clear the mark. Any
+ * context but int3 and NMI, interrupts off too.
+ */
 void kc_rescue_expect(unsigned long delay)
 {
 	WRITE_ONCE(kc_rescue_due, (jiffies + delay) ?: 1);
@@ -273,6 +374,8 @@ void kc_rescue_watch_loops(bool sampling)
 
 	if (!kc_loop_slots)
 		return;
+	if (sampling && !kc_loop_watched())
+		kc_loop_ticked_now();
 	WRITE_ONCE(kc_loop_until, sampling ? KC_LOOP_WATCH_ALWAYS : until ?: 1);
 	kc_rescue_start_all();
 }
@@ -287,6 +390,16 @@ unsigned long kc_rescue_loops_broken(void)
 	return n;
 }
 
+unsigned long kc_rescue_silent_rewrites(void)
+{
+	unsigned long n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		n += per_cpu(kc_silent_rewrites, cpu);
+	return n;
+}
+
 /* Ends the self-test's spin once its CPU's watchdog wrote, or too late. */
 static enum hrtimer_restart kc_loop_test_tick(struct hrtimer *t)
 {
@@ -297,6 +410,20 @@ static enum hrtimer_restart kc_loop_test_tick(struct hrtimer *t)
 	}
 	hrtimer_forward_now(t, ms_to_ktime(1));
 	return HRTIMER_RESTART;
+}
+
+/* A self-test's: loops are watched for @ms at least from now. */
+static void kc_loop_watch_for(unsigned int ms)
+{
+	unsigned long until = jiffies + msecs_to_jiffies(ms);
+	unsigned long was = READ_ONCE(kc_loop_until);
+
+	if (!kc_loop_watched())
+		kc_loop_ticked_now();
+	/* sampling's watch, or a longer one, stays */
+	if (was != KC_LOOP_WATCH_ALWAYS && (!was || time_after(until, was)))
+		cmpxchg(&kc_loop_until, was, until);
+	kc_rescue_start_all();
 }
 
 /*
@@ -320,18 +447,14 @@ static noinline void kc_loop_spin(void)
  */
 int kc_rescue_loop_selftest(void)
 {
-	unsigned long until = jiffies + msecs_to_jiffies(2 * KC_LOOP_TEST_MS);
-	unsigned long site, was = READ_ONCE(kc_loop_until);
+	unsigned long site;
 	int ret;
 
 	if (!kc_loop_slots)
 		return -ENODEV;
 	asm("lea kc_loop_spin_site(%%rip), %0" : "=r" (site));
 	kc_rescue_note_site(site);
-	/* sampling's watch, or a longer one, stays */
-	if (was != KC_LOOP_WATCH_ALWAYS && (!was || time_after(until, was)))
-		cmpxchg(&kc_loop_until, was, until);
-	kc_rescue_start_all();
+	kc_loop_watch_for(2 * KC_LOOP_TEST_MS);
 	preempt_disable();
 	WRITE_ONCE(kc_loop_test_done, false);
 	kc_loop_test_from = __this_cpu_read(kc_loops_broken);
@@ -343,6 +466,34 @@ int kc_rescue_loop_selftest(void)
 	      0 : -EIO;
 	preempt_enable();
 	hrtimer_cancel(&kc_loop_test_timer);
+	return ret;
+}
+
+/*
+ * The silent-CPU rescue's self-test: this CPU keeps its interrupts off, as
+ * one looping on a stale int3 inside spin_lock_irqsave() does, until
+ * another CPU's watchdog has written the recent sites' pages for it. 0,
+ * -EIO if none did in time, -ENODEV on a single CPU or without the slots.
+ */
+int kc_rescue_silent_selftest(void)
+{
+	unsigned long flags, from;
+	int ms, ret = -EIO;
+
+	if (!kc_loop_slots || num_online_cpus() < 2)
+		return -ENODEV;
+	kc_loop_watch_for(2 * KC_LOOP_TEST_MS);
+	/* a backoff left by an earlier silence would outlast the test */
+	WRITE_ONCE(kc_silent_next, 0);
+	WRITE_ONCE(kc_silent_backoff, 0);
+	local_irq_save(flags);
+	from = kc_rescue_silent_rewrites();
+	for (ms = 0; ms < KC_LOOP_TEST_MS && ret; ms++) {
+		mdelay(1);
+		if (kc_rescue_silent_rewrites() != from)
+			ret = 0;
+	}
+	local_irq_restore(flags);
 	return ret;
 }
 

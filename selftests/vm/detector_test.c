@@ -469,6 +469,42 @@ TEST_F_TIMEOUT(planted, cpu_looping_at_a_site_gets_its_page_written, 120)
 	ASSERT_FALSE(dmesg_has_trouble(line, sizeof(line))) TH_LOG("%s", line);
 }
 
+#define SILENT_SELFTEST	"/sys/kernel/debug/kcollider/silent_selftest"
+
+/*
+ * The same loop with interrupts off takes no tick: the CPU is found by
+ * its silence, and another CPU's watchdog writes the pages of the sites
+ * armed last. The self-test, run by a read, keeps the reader's CPU's
+ * interrupts off until that happened ("failed" if it never does); from
+ * every CPU in turn.
+ */
+TEST_F_TIMEOUT(planted, silent_cpu_gets_the_recent_sites_written, 120)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long rewrites = kc_stat("silent_rewrites");
+	char line[200], result[64];
+	cpu_set_t set;
+	int cpu, ret;
+
+	ASSERT_GE(ncpus, 2) TH_LOG("the rescue needs a second CPU");
+	ASSERT_GE(rewrites, 0);
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+		ret = kc_read_file(SILENT_SELFTEST, result, sizeof(result));
+		ASSERT_LT(0, ret) TH_LOG("cpu %d: %s", cpu, strerror(errno));
+		ASSERT_STREQ("passed\n", result)
+			TH_LOG("cpu %d: no watchdog wrote for it", cpu);
+	}
+	CPU_ZERO(&set);
+	for (cpu = 0; cpu < ncpus; cpu++)
+		CPU_SET(cpu, &set);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	ASSERT_LE(rewrites + ncpus, kc_stat("silent_rewrites"));
+	ASSERT_FALSE(dmesg_has_trouble(line, sizeof(line))) TH_LOG("%s", line);
+}
+
 #define CPUSYNC_SELFTEST	"/sys/kernel/debug/kcollider/cpusync_selftest"
 
 /*
