@@ -619,6 +619,7 @@ static int kc_probe_insert(struct kc_probe *p)
 {
 	bool direct = false;
 
+	kc_rescue_note_site((unsigned long)p->kp.addr);
 	/*
 	 * Under text_mutex, which kprobes holds while it prepares a probe:
 	 * the hook there sees this int3 (direct set) and takes it out.
@@ -740,7 +741,6 @@ int kc_pool_add(unsigned long addr, unsigned long gen)
 		kc_slot_pages_note(p);
 		kc_probe_note_guard(p, code[0]);
 		kc_probe_map_alias(p);
-		kc_rescue_note_site((unsigned long)p->kp.addr);
 	}
 	atomic_set(&p->state, ret ? KC_PROBE_FREE : KC_PROBE_RESERVE);
 out:
@@ -1073,6 +1073,7 @@ static int kc_visit_arm_locked(struct kc_probe *p, unsigned long addr,
 	}
 	if (!kc_visit_clear_of_kprobes(addr))
 		return -EAGAIN;
+	kc_rescue_note_site(addr);
 	p->guard_len = kc_probe_read_guard(p, p->guard);
 	if (!p->guard_len || kc_guard_has_detour(p, p->guard))
 		return -EAGAIN;
@@ -1142,10 +1143,7 @@ static struct kc_probe *kc_pool_visit_new(unsigned long addr)
 	if (IS_ERR(p))
 		return p;
 	p->alias = kc_text_map(addr);
-	if (!p->alias)
-		return ERR_PTR(-ENOMEM);
-	kc_rescue_note_site(addr);
-	return p;
+	return p->alias ? p : ERR_PTR(-ENOMEM);
 }
 
 static void kc_pool_count_visit(unsigned long addr, bool again, u64 t0)

@@ -26,8 +26,10 @@
  * of its page is done, and kprobes retries such an int3 forever: a hunt
  * hung with three CPUs at the instruction after a call in a module, their
  * interrupts on, the byte there no int3. Such a CPU takes each of its
- * watchdog's ticks at the int3's address. So while sampling, and for a
- * while after it, every CPU ticks, and a tick that finds its CPU
+ * watchdog's ticks at the int3's address. So in a virtual machine (only
+ * an emulator translates code: on bare metal nothing is watched), while
+ * sampling and for a while after it, every CPU ticks, and a tick that
+ * finds its CPU
  * interrupted at the very address of its last tick, an address we armed
  * since load whose byte is no int3, writes that page again (the same
  * byte, with cmpxchg) through a mapping of its own: a write QEMU notices
@@ -46,12 +48,15 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
+#include <linux/cpu.h>
+#include <linux/cpuhotplug.h>
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/hash.h>
 #include <linux/hrtimer.h>
 #include <linux/jiffies.h>
 #include <linux/kprobes.h>
+#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -86,6 +91,9 @@ static DEFINE_PER_CPU(struct hrtimer, kc_rescue_timer);
 static DEFINE_PER_CPU(call_single_data_t, kc_rescue_csd);
 static atomic_t kc_rescue_csds_in_flight = ATOMIC_INIT(0);
 static DEFINE_PER_CPU(unsigned long, kc_rescue_pulls);
+/* going down or down: no watchdog of its own, never silent */
+static DEFINE_PER_CPU(bool, kc_rescue_parked);
+static int kc_rescue_hp_state;
 
 /* after sampling stops its stale int3s may still run: watch this long */
 #define KC_LOOP_TAIL_MS		30000
@@ -120,6 +128,8 @@ static DEFINE_PER_CPU(u64, kc_loop_ticked);
 static u64 kc_silent_next;
 static u64 kc_silent_backoff;
 static DEFINE_PER_CPU(unsigned long, kc_silent_rewrites);
+/* the self-tests share their timer and flags: one at a time */
+static DEFINE_MUTEX(kc_loop_test_lock);
 static bool kc_loop_test_done;
 static struct hrtimer kc_loop_test_timer;
 static unsigned long kc_loop_test_from;
@@ -200,8 +210,12 @@ static void kc_loop_check(void)
 	unsigned long ip = 0;
 	u8 op;
 
-	/* idle waits at one address all day, and never at a site */
-	if (regs && !user_mode(regs) && !is_idle_task(current))
+	/*
+	 * Idle waits at one address all day, never a site; a softirq run on
+	 * an idle CPU is the idle task's too, and may loop.
+	 */
+	if (regs && !user_mode(regs) &&
+	    (!is_idle_task(current) || in_serving_softirq()))
 		ip = regs->ip;
 	if (ip && ip == __this_cpu_read(kc_loop_last_ip) &&
 	    kc_loop_site_noted(ip) &&
@@ -227,15 +241,22 @@ static bool kc_cpu_silent(u64 now)
 	int cpu;
 
 	for_each_online_cpu(cpu)
-		if (now > READ_ONCE(per_cpu(kc_loop_ticked, cpu)) +
+		if (!READ_ONCE(per_cpu(kc_rescue_parked, cpu)) &&
+		    now > READ_ONCE(per_cpu(kc_loop_ticked, cpu)) +
 			  KC_SILENT_MS * NSEC_PER_MSEC)
 			return true;
 	return false;
 }
 
-static void kc_loop_rewrite_recent(void)
+/*
+ * The pages written. A page twice in the ring is written twice unless
+ * the two are neighbours: a second write finds no translation to drop,
+ * and costs little.
+ */
+static unsigned int kc_loop_rewrite_recent(void)
 {
 	unsigned long addr, page = 0;
+	unsigned int written = 0;
 	int i;
 	u8 op;
 
@@ -245,9 +266,12 @@ static void kc_loop_rewrite_recent(void)
 		    get_kernel_nofault(op, (u8 *)addr) ||
 		    op == INT3_INSN_OPCODE)
 			continue;
-		if (kc_loop_rewrite(addr, op))
+		if (kc_loop_rewrite(addr, op)) {
 			page = addr & PAGE_MASK;
+			written++;
+		}
 	}
+	return written;
 }
 
 static void kc_silent_check(u64 now)
@@ -255,8 +279,10 @@ static void kc_silent_check(u64 now)
 	u64 next = READ_ONCE(kc_silent_next), backoff;
 
 	if (!kc_cpu_silent(now)) {
-		if (READ_ONCE(kc_silent_backoff))
+		if (READ_ONCE(kc_silent_backoff)) {
 			WRITE_ONCE(kc_silent_backoff, 0);
+			WRITE_ONCE(kc_silent_next, 0);
+		}
 		return;
 	}
 	if (now < next)
@@ -268,8 +294,8 @@ static void kc_silent_check(u64 now)
 	if (cmpxchg(&kc_silent_next, next, now + backoff) != next)
 		return;
 	WRITE_ONCE(kc_silent_backoff, backoff);
-	kc_loop_rewrite_recent();
-	__this_cpu_inc(kc_silent_rewrites);
+	if (kc_loop_rewrite_recent())
+		__this_cpu_inc(kc_silent_rewrites);
 }
 
 /* Every CPU's watchdog counts as just ticked: it starts now. */
@@ -290,6 +316,9 @@ static bool kc_rescue_wanted(void)
 
 static enum hrtimer_restart kc_rescue_tick(struct hrtimer *t)
 {
+	/* moved here when its CPU went down: its CPU starts its own again */
+	if (t != this_cpu_ptr(&kc_rescue_timer))
+		return HRTIMER_NORESTART;
 	if (kc_loop_watched()) {
 		u64 now = ktime_get_mono_fast_ns();
 
@@ -316,17 +345,24 @@ static enum hrtimer_restart kc_rescue_tick(struct hrtimer *t)
 NOKPROBE_SYMBOL(kc_rescue_tick);
 
 /* On the watchdog's own CPU, interrupts off. */
-static void kc_rescue_start_local(void *unused)
+static void kc_rescue_start_here(void)
 {
 	struct hrtimer *t = this_cpu_ptr(&kc_rescue_timer);
 
-	if (READ_ONCE(kc_rescue_enabled) && !hrtimer_is_queued(t)) {
+	if (READ_ONCE(kc_rescue_enabled) && !__this_cpu_read(kc_rescue_parked) &&
+	    !hrtimer_is_queued(t)) {
 		/* a CPU back online is not silent before its first tick */
 		__this_cpu_write(kc_loop_ticked, ktime_get_mono_fast_ns());
 		this_cpu_write(kc_rescue_ticking, true);
 		hrtimer_start(t, ms_to_ktime(KC_RESCUE_TICK_MS),
 			      HRTIMER_MODE_REL_PINNED_HARD);
 	}
+}
+NOKPROBE_SYMBOL(kc_rescue_start_here);
+
+static void kc_rescue_start_local(void *unused)
+{
+	kc_rescue_start_here();
 	/* our text's last access but the return: see kc_rescue_exit() */
 	atomic_dec(&kc_rescue_csds_in_flight);
 }
@@ -372,7 +408,7 @@ void kc_rescue_watch_loops(bool sampling)
 {
 	unsigned long until = jiffies + msecs_to_jiffies(KC_LOOP_TAIL_MS);
 
-	if (!kc_loop_slots)
+	if (!kc_loop_slots || !boot_cpu_has(X86_FEATURE_HYPERVISOR))
 		return;
 	if (sampling && !kc_loop_watched())
 		kc_loop_ticked_now();
@@ -440,6 +476,14 @@ static noinline void kc_loop_spin(void)
 		     : : "m" (kc_loop_test_done) : "memory", "cc");
 }
 
+static unsigned long kc_loop_spin_addr(void)
+{
+	unsigned long site;
+
+	asm("lea kc_loop_spin_site(%%rip), %0" : "=r" (site));
+	return site;
+}
+
 /*
  * The loop breaker's self-test: this CPU loops at a noted site with
  * interrupts on until its own watchdog wrote that site's page. 0, -EIO if
@@ -447,13 +491,12 @@ static noinline void kc_loop_spin(void)
  */
 int kc_rescue_loop_selftest(void)
 {
-	unsigned long site;
 	int ret;
 
 	if (!kc_loop_slots)
 		return -ENODEV;
-	asm("lea kc_loop_spin_site(%%rip), %0" : "=r" (site));
-	kc_rescue_note_site(site);
+	mutex_lock(&kc_loop_test_lock);
+	kc_rescue_note_site(kc_loop_spin_addr());
 	kc_loop_watch_for(2 * KC_LOOP_TEST_MS);
 	preempt_disable();
 	WRITE_ONCE(kc_loop_test_done, false);
@@ -466,6 +509,7 @@ int kc_rescue_loop_selftest(void)
 	      0 : -EIO;
 	preempt_enable();
 	hrtimer_cancel(&kc_loop_test_timer);
+	mutex_unlock(&kc_loop_test_lock);
 	return ret;
 }
 
@@ -482,6 +526,9 @@ int kc_rescue_silent_selftest(void)
 
 	if (!kc_loop_slots || num_online_cpus() < 2)
 		return -ENODEV;
+	mutex_lock(&kc_loop_test_lock);
+	/* a page the rescue must write: the count is of rounds that wrote */
+	kc_rescue_note_site(kc_loop_spin_addr());
 	kc_loop_watch_for(2 * KC_LOOP_TEST_MS);
 	/* a backoff left by an earlier silence would outlast the test */
 	WRITE_ONCE(kc_silent_next, 0);
@@ -494,6 +541,7 @@ int kc_rescue_silent_selftest(void)
 			ret = 0;
 	}
 	local_irq_restore(flags);
+	mutex_unlock(&kc_loop_test_lock);
 	return ret;
 }
 
@@ -525,6 +573,30 @@ static void kc_loop_slots_unmap(void)
 	if (kc_loop_blank)
 		__free_page(kc_loop_blank);
 	kc_loop_blank = NULL;
+}
+
+/*
+ * A CPU going down cancels its own watchdog, which would otherwise move
+ * to another CPU and run there for good; one coming up starts its own.
+ */
+static int kc_rescue_cpu_down(unsigned int cpu)
+{
+	WRITE_ONCE(per_cpu(kc_rescue_parked, cpu), true);
+	/* pairs with kc_rescue_start_here(): parked seen, or its timer here */
+	smp_mb();
+	hrtimer_cancel(this_cpu_ptr(&kc_rescue_timer));
+	this_cpu_write(kc_rescue_ticking, false);
+	return 0;
+}
+
+static int kc_rescue_cpu_up(unsigned int cpu)
+{
+	WRITE_ONCE(per_cpu(kc_rescue_parked, cpu), false);
+	local_irq_disable();
+	if (kc_rescue_wanted())
+		kc_rescue_start_here();
+	local_irq_enable();
+	return 0;
 }
 
 /*
@@ -569,11 +641,13 @@ fail:
  */
 void kc_rescue_init(struct delayed_work *work, void (*write)(void))
 {
-	int cpu;
+	int cpu, ret;
 
 	kc_loop_slots_map();
 	hrtimer_init(&kc_loop_test_timer, CLOCK_MONOTONIC,
 		     HRTIMER_MODE_REL_PINNED_HARD);
+	for_each_possible_cpu(cpu)
+		per_cpu(kc_rescue_parked, cpu) = true;
 	kc_loop_test_timer.function = kc_loop_test_tick;
 
 	kc_rescue_work = work;
@@ -586,6 +660,16 @@ void kc_rescue_init(struct delayed_work *work, void (*write)(void))
 			 kc_rescue_start_local, NULL);
 	}
 	WRITE_ONCE(kc_rescue_enabled, true);
+	/* unparks every online CPU, on that CPU */
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "kcollider/rescue:online",
+				kc_rescue_cpu_up, kc_rescue_cpu_down);
+	if (ret > 0) {
+		kc_rescue_hp_state = ret;
+		return;
+	}
+	pr_warn("watchdogs do not follow CPU hotplug: %d\n", ret);
+	for_each_online_cpu(cpu)
+		per_cpu(kc_rescue_parked, cpu) = false;
 }
 
 /* Before the watched work is cancelled: no watchdog queues it after. */
@@ -598,6 +682,9 @@ void kc_rescue_exit(void)
 	smp_mb();
 	while (atomic_read(&kc_rescue_csds_in_flight))
 		usleep_range(1000, 2000);
+	if (kc_rescue_hp_state > 0)
+		cpuhp_remove_state_nocalls(kc_rescue_hp_state);
+	kc_rescue_hp_state = 0;
 	/* a start runs with interrupts off: an RCU reader to its return */
 	synchronize_rcu();
 	for_each_possible_cpu(cpu)

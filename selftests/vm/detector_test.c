@@ -469,6 +469,61 @@ TEST_F_TIMEOUT(planted, cpu_looping_at_a_site_gets_its_page_written, 120)
 	ASSERT_FALSE(dmesg_has_trouble(line, sizeof(line))) TH_LOG("%s", line);
 }
 
+static int set_cpu_online(int cpu, bool on)
+{
+	char path[96];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online",
+		 cpu);
+	return kc_write_file(path, on ? "1" : "0");
+}
+
+static int read_selftest_on(const char *file, int cpu, char *result,
+			    size_t len)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return -1;
+	return kc_read_file(file, result, len);
+}
+
+/*
+ * A CPU that goes offline while its watchdog ticks must take the
+ * watchdog down with it: a pinned hrtimer is moved to another CPU and
+ * would tick there for good, and the CPU back online would have none of
+ * its own. Its loop is then caught only if it started its own again.
+ */
+TEST_F_TIMEOUT(planted, cpu_back_online_watches_its_own_loops, 120)
+{
+	int cpu = sysconf(_SC_NPROCESSORS_CONF) - 1, i;
+	char line[200], result[64];
+	cpu_set_t set;
+
+	ASSERT_GT(cpu, 0);
+	for (i = 0; i < 2; i++) {
+		/* every CPU's watchdog ticks for a while after this */
+		ASSERT_LT(0, read_selftest_on(LOOP_SELFTEST, 0, result,
+					      sizeof(result)));
+		ASSERT_STREQ("passed\n", result);
+		ASSERT_EQ(0, set_cpu_online(cpu, false)) TH_LOG("round %d", i);
+		ASSERT_EQ(0, set_cpu_online(cpu, true)) TH_LOG("round %d", i);
+		ASSERT_LT(0, read_selftest_on(LOOP_SELFTEST, cpu, result,
+					      sizeof(result)))
+			TH_LOG("round %d: %s", i, strerror(errno));
+		ASSERT_STREQ("passed\n", result)
+			TH_LOG("round %d: cpu %d back online has no watchdog",
+			       i, cpu);
+	}
+	CPU_ZERO(&set);
+	for (i = 0; i <= cpu; i++)
+		CPU_SET(i, &set);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	ASSERT_FALSE(dmesg_has_trouble(line, sizeof(line))) TH_LOG("%s", line);
+}
+
 #define SILENT_SELFTEST	"/sys/kernel/debug/kcollider/silent_selftest"
 
 /*
