@@ -49,7 +49,7 @@ for ((i = 1; i <= runs; i++)); do
 	broken=$(sed -n 's/^loops_broken //p' "$results/$i.log" | tail -n1)
 	if [ $rc = 0 ] && [ "$splats" = 0 ]; then
 		pass=$((pass + 1))
-		echo "ok $i hunt (${reports:-0} reports, ${broken:-?} stale-int3 loops broken)"
+		echo "ok $i hunt (${reports:-0} reports, loops_broken ${broken:-?})"
 	else
 		fail=$((fail + 1))
 		echo "not ok $i hunt: status $rc, $splats splats (log: $results/$i.log)"
