@@ -426,24 +426,25 @@ void kc_rescue_watch_loops(bool sampling)
 	kc_rescue_start_all();
 }
 
-unsigned long kc_rescue_loops_broken(void)
+/* Counters are per-CPU so that the watchdogs' hard interrupts never share one. */
+static unsigned long kc_rescue_sum(unsigned long __percpu *counter)
 {
 	unsigned long n = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		n += per_cpu(kc_loops_broken, cpu);
+		n += *per_cpu_ptr(counter, cpu);
 	return n;
+}
+
+unsigned long kc_rescue_loops_broken(void)
+{
+	return kc_rescue_sum(&kc_loops_broken);
 }
 
 unsigned long kc_rescue_silent_rewrites(void)
 {
-	unsigned long n = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		n += per_cpu(kc_silent_rewrites, cpu);
-	return n;
+	return kc_rescue_sum(&kc_silent_rewrites);
 }
 
 /* Ends the self-test's spin once its CPU's watchdog wrote, or too late. */
@@ -563,12 +564,7 @@ void kc_rescue_ran(void)
 
 unsigned long kc_rescue_pulled(void)
 {
-	unsigned long n = 0;
-	int cpu;
-
-	for_each_possible_cpu(cpu)
-		n += per_cpu(kc_rescue_pulls, cpu);
-	return n;
+	return kc_rescue_sum(&kc_rescue_pulls);
 }
 
 static void kc_loop_slots_unmap(void)

@@ -394,81 +394,6 @@ TEST_F_TIMEOUT(planted, unload_during_running_scenario_is_clean, 120)
 	ASSERT_FALSE(dmesg_has_trouble(line, sizeof(line))) TH_LOG("%s", line);
 }
 
-#define RESCUE_SELFTEST	"/sys/kernel/debug/kcollider/rescue_selftest"
-
-/*
- * The scrub that ends a vCPU's loop on a stale int3 is a delayed work,
- * and that loop can hold its CPU, and others spinning on its lock, with
- * interrupts off: a timer queued there never fires. The self-test, run by
- * a read, queues the scrub on the CPU it runs on and keeps that CPU's
- * interrupts off until the scrub has run elsewhere ("failed" if it never
- * does); from every CPU in turn, so each CPU's neighbours' watchdogs are
- * used.
- */
-TEST_F_TIMEOUT(planted, scrub_queued_on_a_cpu_with_interrupts_off_still_runs,
-	       120)
-{
-	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	long pulled = kc_stat("scrubs_rescued");
-	char line[200], result[64];
-	cpu_set_t set;
-	int cpu, ret;
-
-	ASSERT_GE(ncpus, 2) TH_LOG("the rescue needs a second CPU");
-	ASSERT_GE(pulled, 0);
-	for (cpu = 0; cpu < ncpus; cpu++) {
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
-		ret = kc_read_file(RESCUE_SELFTEST, result, sizeof(result));
-		ASSERT_LT(0, ret) TH_LOG("cpu %d: %s", cpu, strerror(errno));
-		ASSERT_STREQ("passed\n", result)
-			TH_LOG("cpu %d: the scrub did not run", cpu);
-	}
-	CPU_ZERO(&set);
-	for (cpu = 0; cpu < ncpus; cpu++)
-		CPU_SET(cpu, &set);
-	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
-	ASSERT_LE(pulled + ncpus, kc_stat("scrubs_rescued"));
-	ASSERT_FALSE(dmesg_has_trouble(line, sizeof(line))) TH_LOG("%s", line);
-}
-
-#define LOOP_SELFTEST	"/sys/kernel/debug/kcollider/loop_selftest"
-
-/*
- * Under TCG a stale int3 can outlive every planned write of its page, and
- * a CPU that runs it, interrupts on, loops in kprobes' retry. Its own
- * watchdog finds it at the same site on two ticks and writes the page.
- * The self-test, run by a read, loops on one instruction of a site it
- * notes, with interrupts on, until the reader's watchdog has written that
- * page ("failed" if it never does); on every CPU in turn.
- */
-TEST_F_TIMEOUT(planted, cpu_looping_at_a_site_gets_its_page_written, 120)
-{
-	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	long broken = kc_stat("loops_broken");
-	char line[200], result[64];
-	cpu_set_t set;
-	int cpu, ret;
-
-	ASSERT_GE(broken, 0);
-	for (cpu = 0; cpu < ncpus; cpu++) {
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
-		ret = kc_read_file(LOOP_SELFTEST, result, sizeof(result));
-		ASSERT_LT(0, ret) TH_LOG("cpu %d: %s", cpu, strerror(errno));
-		ASSERT_STREQ("passed\n", result)
-			TH_LOG("cpu %d: the loop was not broken", cpu);
-	}
-	CPU_ZERO(&set);
-	for (cpu = 0; cpu < ncpus; cpu++)
-		CPU_SET(cpu, &set);
-	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
-	ASSERT_LE(broken + ncpus, kc_stat("loops_broken"));
-	ASSERT_FALSE(dmesg_has_trouble(line, sizeof(line))) TH_LOG("%s", line);
-}
-
 static int set_cpu_online(int cpu, bool on)
 {
 	char path[96];
@@ -490,6 +415,94 @@ static int read_selftest_on(const char *file, int cpu, char *result,
 	return kc_read_file(file, result, len);
 }
 
+/* Lets the reader run on any of the first ncpus CPUs again. */
+static int unpin(long ncpus)
+{
+	cpu_set_t set;
+	int cpu;
+
+	CPU_ZERO(&set);
+	for (cpu = 0; cpu < ncpus; cpu++)
+		CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+/*
+ * A self-test answers for the CPU its reader runs on: read it from every
+ * online CPU in turn. Returns the first CPU whose answer is not "passed"
+ * (the answer, or why there is none, left in result), or -1.
+ */
+static int selftest_on_every_cpu(const char *file, char *result, size_t len)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int cpu, failed = -1;
+
+	for (cpu = 0; cpu < ncpus && failed < 0; cpu++) {
+		if (read_selftest_on(file, cpu, result, len) <= 0) {
+			snprintf(result, len, "%s", strerror(errno));
+			failed = cpu;
+		} else if (strcmp(result, "passed\n")) {
+			failed = cpu;
+		}
+	}
+	if (unpin(ncpus))
+		return ncpus;
+	return failed;
+}
+
+#define RESCUE_SELFTEST	"/sys/kernel/debug/kcollider/rescue_selftest"
+
+/*
+ * The scrub that ends a vCPU's loop on a stale int3 is a delayed work,
+ * and that loop can hold its CPU, and others spinning on its lock, with
+ * interrupts off: a timer queued there never fires. The self-test, run by
+ * a read, queues the scrub on the CPU it runs on and keeps that CPU's
+ * interrupts off until the scrub has run elsewhere ("failed" if it never
+ * does); from every CPU in turn, so each CPU's neighbours' watchdogs are
+ * used.
+ */
+TEST_F_TIMEOUT(planted, scrub_queued_on_a_cpu_with_interrupts_off_still_runs,
+	       120)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long pulled = kc_stat("scrubs_rescued");
+	char line[200], result[64];
+	int cpu;
+
+	ASSERT_GE(ncpus, 2) TH_LOG("the rescue needs a second CPU");
+	ASSERT_GE(pulled, 0);
+	cpu = selftest_on_every_cpu(RESCUE_SELFTEST, result, sizeof(result));
+	ASSERT_EQ(-1, cpu)
+		TH_LOG("cpu %d: the scrub did not run: %s", cpu, result);
+	ASSERT_LE(pulled + ncpus, kc_stat("scrubs_rescued"));
+	ASSERT_FALSE(dmesg_has_trouble(line, sizeof(line))) TH_LOG("%s", line);
+}
+
+#define LOOP_SELFTEST	"/sys/kernel/debug/kcollider/loop_selftest"
+
+/*
+ * Under TCG a stale int3 can outlive every planned write of its page, and
+ * a CPU that runs it, interrupts on, loops in kprobes' retry. Its own
+ * watchdog finds it at the same site on two ticks and writes the page.
+ * The self-test, run by a read, loops on one instruction of a site it
+ * notes, with interrupts on, until the reader's watchdog has written that
+ * page ("failed" if it never does); on every CPU in turn.
+ */
+TEST_F_TIMEOUT(planted, cpu_looping_at_a_site_gets_its_page_written, 120)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long broken = kc_stat("loops_broken");
+	char line[200], result[64];
+	int cpu;
+
+	ASSERT_GE(broken, 0);
+	cpu = selftest_on_every_cpu(LOOP_SELFTEST, result, sizeof(result));
+	ASSERT_EQ(-1, cpu)
+		TH_LOG("cpu %d: the loop was not broken: %s", cpu, result);
+	ASSERT_LE(broken + ncpus, kc_stat("loops_broken"));
+	ASSERT_FALSE(dmesg_has_trouble(line, sizeof(line))) TH_LOG("%s", line);
+}
+
 /*
  * A CPU that goes offline while its watchdog ticks must take the
  * watchdog down with it: a pinned hrtimer is moved to another CPU and
@@ -500,7 +513,6 @@ TEST_F_TIMEOUT(planted, cpu_back_online_watches_its_own_loops, 120)
 {
 	int cpu = sysconf(_SC_NPROCESSORS_CONF) - 1, i;
 	char line[200], result[64];
-	cpu_set_t set;
 
 	ASSERT_GT(cpu, 0);
 	for (i = 0; i < 2; i++) {
@@ -517,10 +529,7 @@ TEST_F_TIMEOUT(planted, cpu_back_online_watches_its_own_loops, 120)
 			TH_LOG("round %d: cpu %d back online has no watchdog",
 			       i, cpu);
 	}
-	CPU_ZERO(&set);
-	for (i = 0; i <= cpu; i++)
-		CPU_SET(i, &set);
-	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	ASSERT_EQ(0, unpin(cpu + 1));
 	ASSERT_FALSE(dmesg_has_trouble(line, sizeof(line))) TH_LOG("%s", line);
 }
 
@@ -538,24 +547,13 @@ TEST_F_TIMEOUT(planted, silent_cpu_gets_the_recent_sites_written, 120)
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	long rewrites = kc_stat("silent_rewrites");
 	char line[200], result[64];
-	cpu_set_t set;
-	int cpu, ret;
+	int cpu;
 
 	ASSERT_GE(ncpus, 2) TH_LOG("the rescue needs a second CPU");
 	ASSERT_GE(rewrites, 0);
-	for (cpu = 0; cpu < ncpus; cpu++) {
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
-		ret = kc_read_file(SILENT_SELFTEST, result, sizeof(result));
-		ASSERT_LT(0, ret) TH_LOG("cpu %d: %s", cpu, strerror(errno));
-		ASSERT_STREQ("passed\n", result)
-			TH_LOG("cpu %d: no watchdog wrote for it", cpu);
-	}
-	CPU_ZERO(&set);
-	for (cpu = 0; cpu < ncpus; cpu++)
-		CPU_SET(cpu, &set);
-	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+	cpu = selftest_on_every_cpu(SILENT_SELFTEST, result, sizeof(result));
+	ASSERT_EQ(-1, cpu)
+		TH_LOG("cpu %d: no watchdog wrote for it: %s", cpu, result);
 	ASSERT_LE(rewrites + ncpus, kc_stat("silent_rewrites"));
 	ASSERT_FALSE(dmesg_has_trouble(line, sizeof(line))) TH_LOG("%s", line);
 }
@@ -574,18 +572,11 @@ TEST_F_TIMEOUT(planted, second_write_waits_for_every_cpu_to_take_an_interrupt,
 {
 	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	char line[200], result[64];
-	cpu_set_t set;
-	int cpu, ret;
+	int cpu;
 
 	ASSERT_GE(ncpus, 2) TH_LOG("the self-test needs a second CPU");
-	for (cpu = 0; cpu < ncpus; cpu++) {
-		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
-		ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
-		ret = kc_read_file(CPUSYNC_SELFTEST, result, sizeof(result));
-		ASSERT_LT(0, ret) TH_LOG("cpu %d: %s", cpu, strerror(errno));
-		ASSERT_STREQ("passed\n", result) TH_LOG("cpu %d", cpu);
-	}
+	cpu = selftest_on_every_cpu(CPUSYNC_SELFTEST, result, sizeof(result));
+	ASSERT_EQ(-1, cpu) TH_LOG("cpu %d: %s", cpu, result);
 	ASSERT_FALSE(dmesg_has_trouble(line, sizeof(line))) TH_LOG("%s", line);
 }
 
