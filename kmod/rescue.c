@@ -401,15 +401,6 @@ void kc_rescue_expect(unsigned long delay)
 }
 
 /*
- * Whether sampling starts the watch. Off for now: hunts under Debian 12's
- * QEMU, with every vCPU ticking while sampling, saw the emulator itself
- * crash (a debug exit it takes for its gdbstub's) far more often than
- * without; the watch stays off until that is understood, and the
- * self-tests keep the mechanism tested.
- */
-static bool kc_loops_watched_while_sampling;
-
-/*
  * Sampling starts (@sampling) or stops: loops are watched from now until
  * a while after it stops. Sleeps.
  */
@@ -417,8 +408,7 @@ void kc_rescue_watch_loops(bool sampling)
 {
 	unsigned long until = jiffies + msecs_to_jiffies(KC_LOOP_TAIL_MS);
 
-	if (!kc_loops_watched_while_sampling || !kc_loop_slots ||
-	    !boot_cpu_has(X86_FEATURE_HYPERVISOR))
+	if (!kc_loop_slots || !boot_cpu_has(X86_FEATURE_HYPERVISOR))
 		return;
 	if (sampling && !kc_loop_watched())
 		kc_loop_ticked_now();
