@@ -64,8 +64,12 @@ struct kc_slot {
 	atomic64_t value_seen;
 	struct kc_side traps[KC_MAX_TRAPS];
 	struct kc_regs trap_regs[KC_MAX_TRAPS];
-	/* Never accessed: the register parks here between windows. */
-	unsigned long placeholder;	/* naturally 8-byte aligned */
+	/*
+	 * The register parks on the first word between windows, never
+	 * accessed; the second, on the same page, is stored to right after
+	 * (kc_watch_retire_stale_hit()).
+	 */
+	unsigned long placeholder[2] __aligned(16);
 };
 
 struct kc_watch_cpu {
@@ -165,7 +169,7 @@ static unsigned long kc_dr_read(int n)
 
 static unsigned long kc_slot_parked(struct kc_slot *slot)
 {
-	return (unsigned long)&slot->placeholder;
+	return (unsigned long)&slot->placeholder[0];
 }
 
 /* A CPU brought up zeroes its registers: 0 is never ours. */
@@ -293,6 +297,37 @@ static bool kc_trap_kept_value(struct kc_slot *slot)
 }
 NOKPROBE_SYMBOL(kc_trap_kept_value);
 
+/* Set while this CPU reads a watched value: its own trap is no race. */
+static DEFINE_PER_CPU(int, kc_cpu_reading);
+
+/*
+ * Debian 12's QEMU (7.2, multi-threaded TCG) runs a LOCK'd
+ * read-modify-write that meets a write watchpoint once more on its own,
+ * and that second run skips the check: the hit it noted is never raised,
+ * and QEMU keeps pointing at the watchpoint until an access of this CPU
+ * checks a watched page again. A debug register write frees that
+ * watchpoint; had something else reused the memory by the next check,
+ * QEMU would take the hit for its gdbstub's and crash. A store next to the
+ * placeholder right after the register writes, while the slot parks
+ * there, is such a check: the pointer is retired while what it points to
+ * is still a watchpoint's. The debug exception it may raise meanwhile (a
+ * hit flag QEMU left on another watch) is the detector's own.
+ */
+static noinline void kc_watch_store_beside(struct kc_slot *slot)
+{
+	WRITE_ONCE(slot->placeholder[1], 0);
+}
+
+static void kc_watch_retire_stale_hit(struct kc_slot *slot)
+{
+	if (!boot_cpu_has(X86_FEATURE_HYPERVISOR))
+		return;
+	this_cpu_write(kc_cpu_reading, 1);
+	/* a return ends the translated block: QEMU acts before the reset */
+	kc_watch_store_beside(slot);
+	this_cpu_write(kc_cpu_reading, 0);
+}
+
 /* Runs with IRQs off on the CPU it updates. */
 static void kc_watch_apply_local(struct kc_slot *slot)
 {
@@ -322,6 +357,7 @@ static void kc_watch_apply_local(struct kc_slot *slot)
 	dr = kc_dr_read(drn);
 	if (!active) {
 		kc_dr_write(drn, kc_slot_parked(slot));
+		kc_watch_retire_stale_hit(slot);
 		wc->written[slot->index] = kc_slot_parked(slot);
 		goto ack;
 	}
@@ -333,6 +369,7 @@ static void kc_watch_apply_local(struct kc_slot *slot)
 	if (dr != addr) {
 		kc_dr_write(drn, kc_slot_parked(slot));
 		kc_watch_set_kind(slot, drn, len, type);
+		kc_watch_retire_stale_hit(slot);
 		if (READ_ONCE(slot->reads_unwanted))
 			kc_trap_note_value(slot, addr);
 	}
@@ -675,9 +712,6 @@ void kc_watch_release(struct kc_slot *slot)
 {
 	atomic_set_release(&slot->claimed, 0);
 }
-
-/* Set while this CPU reads a watched value: its own trap is no race. */
-static DEFINE_PER_CPU(int, kc_cpu_reading);
 
 u64 kc_watch_read_value(unsigned long addr, unsigned int size)
 {
