@@ -302,16 +302,17 @@ static DEFINE_PER_CPU(int, kc_cpu_reading);
 
 /*
  * Debian 12's QEMU (7.2, multi-threaded TCG) runs a LOCK'd
- * read-modify-write that meets a write watchpoint once more on its own,
- * and that second run skips the check: the hit it noted is never raised,
- * and QEMU keeps pointing at the watchpoint until an access of this CPU
- * checks a watched page again. A debug register write frees that
- * watchpoint; had something else reused the memory by the next check,
- * QEMU would take the hit for its gdbstub's and crash. A store next to the
- * placeholder right after the register writes, while the slot parks
- * there, is such a check: the pointer is retired while what it points to
- * is still a watchpoint's. The debug exception it may raise meanwhile (a
- * hit flag QEMU left on another watch) is the detector's own.
+ * read-modify-write on a write-watched page alone, notes the hit there,
+ * then runs the instruction once more the usual way, which checks no
+ * watchpoint: the hit is never raised, and QEMU keeps pointing at the
+ * watchpoint until an access of this CPU checks a watched page again.
+ * A debug register write frees that watchpoint; had something else
+ * reused the memory by the next check, QEMU would take the hit for its
+ * gdbstub's and crash. A store next to the placeholder right after the
+ * register writes, while the slot parks there, is such a check: the
+ * pointer is retired while what it points to is still a watchpoint's.
+ * The debug exception it may raise meanwhile (a hit flag QEMU left on
+ * another watch) is the detector's own.
  */
 static noinline void kc_watch_store_beside(struct kc_slot *slot)
 {
