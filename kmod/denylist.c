@@ -79,6 +79,8 @@ static const char * const kc_denied_names[] = {
 	"*clockevent*", "read_tsc", "native_sched_clock*", "sched_clock*",
 	"*udelay*", "*ndelay*", "delay_*", "__delay", "usleep*",
 	"jiffies*", "*timekeeping*", "do_timer",
+	/* the fast clock's helpers, out of line in some builds (KASAN's) */
+	"tk_*", "__ktime_*",
 	/*
 	 * every clocksource's read: the stall reads the clock in the sampled
 	 * thread's context, and read_hpet() sampled between taking and
