@@ -143,9 +143,8 @@ BENCH_BINS := $(patsubst selftests/bench/%.c,$(BUILD)/bench/%,\
 	$(wildcard selftests/bench/*_bench.c))
 -include selftests/bench/*.mk
 
-# (Benchmarks need the tools and the host test programs, not the module.)
-after-deps-bench: user $(BENCH_BINS)
-	@$(MAKE) --no-print-directory -C selftests
+# The VM benchmarks load the module and the planted modules, as the tests do.
+after-deps-bench: selftests $(BENCH_BINS)
 	@VM_IMAGE="$(VM_IMAGE)" KREL="$(KREL)" selftests/runner/bench.sh
 
 # The detection-rate benchmark alone (make bench runs it too): one VM boot.
