@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "input.h"
-#include "main.h"
+#include "common.h"
 
 static const char *input_path(const struct kc_input *in)
 {

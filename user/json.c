@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "json.h"
-#include "main.h"
+#include "common.h"
 
 /* --pretty: members one per line, indented two spaces per level. */
 static void json_indent(struct json *j, int depth)

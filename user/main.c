@@ -6,16 +6,10 @@
  * [ARGS]", "kcollider help [COMMAND]" and "kcollider COMMAND help".
  */
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
 #include "main.h"
-
-bool json_output;
-bool json_pretty;
-const char *prog_name = "kcollider";
 
 static const struct cmd cmds[] = {
 	{ "help", do_help, "this help, or a command's: help [COMMAND]" },
@@ -27,42 +21,6 @@ static const struct cmd cmds[] = {
 	{ "version", do_version, "print the tool's version" },
 	{ NULL, NULL, NULL },
 };
-
-bool kc_common_option(int opt)
-{
-	switch (opt) {
-	case 'p':
-		json_pretty = true;
-		/* fall through */
-	case 'j':
-		json_output = true;
-		return true;
-	}
-	return false;
-}
-
-void kc_error(const char *fmt, ...)
-{
-	struct json j;
-	va_list ap;
-	char *msg;
-
-	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
-	va_end(ap);
-	if (json_output) {
-		json_init(&j, stdout);
-		json_obj_begin(&j, NULL);
-		json_str(&j, "error", msg ? msg : "out of memory");
-		json_obj_end(&j);
-		json_line_end(&j);
-		fflush(stdout);
-	} else {
-		fprintf(stderr, "%s: %s\n", prog_name, msg ? msg : "out of memory");
-	}
-	free(msg);
-}
 
 static void usage(FILE *out)
 {

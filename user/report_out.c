@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "main.h"
+#include "common.h"
 #include "report_out.h"
 
 static const char *role_name(const struct kc_report *r, int i)

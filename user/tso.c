@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "cfg.h"
-#include "main.h"
+#include "common.h"
 #include "tso.h"
 #include "tso_mem.h"
 
@@ -371,12 +371,6 @@ static void enqueue(struct bfs *b, int k, int i, int d, int parent)
 	b->q[b->qn++] = NODE(k, i);
 }
 
-static const struct kc_sym *resolve_frame_sym(const struct code_src *c,
-					      const struct kc_frame *f)
-{
-	return code_find_name(c, f->func, f->mod, f->size);
-}
-
 /*
  * Caller frame @k (1-based on the stack): its function and the call
  * instruction that ends at the return address. NULL reason on success.
@@ -384,7 +378,8 @@ static const struct kc_sym *resolve_frame_sym(const struct code_src *c,
 static const char *resolve_caller(struct bfs *b, int k, uint64_t *ip)
 {
 	const struct kc_frame *kf = &b->acc->frames[k];
-	const struct kc_sym *sym = resolve_frame_sym(b->c, kf);
+	const struct kc_sym *sym = code_find_name(b->c, kf->func, kf->mod,
+						  kf->size);
 	struct kc_func *f;
 	int link;
 
@@ -562,32 +557,6 @@ static bool is_load(const struct kc_access *a)
 static bool is_store(const struct kc_access *a)
 {
 	return a->type == KC_ACC_TYPE_WRITE || a->type == KC_ACC_TYPE_READ_WRITE;
-}
-
-/*
- * The instruction of access @a: from kcollider's sym= (exact) or the top
- * frame, which for KCSAN's racer block is the instruction after it.
- */
-const char *tso_locate(const struct code_src *c, const struct kc_access *a,
-		       struct kc_func **fp, int *idx)
-{
-	const struct kc_frame *fr = a->have_sym ? &a->sym : a->nframes ? &a->frames[0] : NULL;
-	const struct kc_sym *sym;
-	struct kc_func *f;
-
-	if (!fr || !fr->has_off)
-		return "code-unavailable";
-	sym = resolve_frame_sym(c, fr);
-	if (!sym)
-		return "code-unavailable";
-	f = cfg_get(c, sym);
-	if (!f)
-		return "code-unavailable";
-	*idx = cfg_index(f, sym->addr + fr->off, a->top_is_after);
-	*fp = f;
-	if (*idx < 0)
-		return "decode-failure";
-	return NULL;
 }
 
 /* The detail text, whatever its length (it may hold symbol names). */

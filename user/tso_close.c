@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "cfg.h"
-#include "tso.h"
+#include "tso_close.h"
 
 #define WALK_BUDGET	20000	/* instruction states per racer */
 /*
@@ -369,6 +369,32 @@ static void walk_racer(const struct code_src *c, const struct kc_access *q,
 		exits = next;
 	}
 	free(w);
+}
+
+/*
+ * The instruction of access @a: from kcollider's sym= (exact) or the top
+ * frame, which for KCSAN's racer block is the instruction after it.
+ */
+const char *tso_locate(const struct code_src *c, const struct kc_access *a,
+		       struct kc_func **fp, int *idx)
+{
+	const struct kc_frame *fr = a->have_sym ? &a->sym : a->nframes ? &a->frames[0] : NULL;
+	const struct kc_sym *sym;
+	struct kc_func *f;
+
+	if (!fr || !fr->has_off)
+		return "code-unavailable";
+	sym = code_find_name(c, fr->func, fr->mod, fr->size);
+	if (!sym)
+		return "code-unavailable";
+	f = cfg_get(c, sym);
+	if (!f)
+		return "code-unavailable";
+	*idx = cfg_index(f, sym->addr + fr->off, a->top_is_after);
+	*fp = f;
+	if (*idx < 0)
+		return "decode-failure";
+	return NULL;
 }
 
 /* The first load, in the order met, of a candidate's location; unfenced first. */
