@@ -19,71 +19,6 @@
 #include "kallsyms.h"
 #include "modules.h"
 
-static int add_sym(struct code_src *c, const char *name, const char *mod,
-		   uint64_t addr, uint64_t size)
-{
-	struct kc_sym *s;
-
-	if (c->nsyms == c->cap) {
-		size_t cap = c->cap ? 2 * c->cap : 4096;
-
-		s = realloc(c->syms, cap * sizeof(*s));
-		if (!s)
-			return -ENOMEM;
-		c->syms = s;
-		c->cap = cap;
-	}
-	s = &c->syms[c->nsyms++];
-	s->name = strdup(name);
-	s->mod = mod && *mod ? strdup(mod) : NULL;
-	s->addr = addr;
-	s->size = size;
-	return s->name ? 0 : -ENOMEM;
-}
-
-static int cmp_addr(const void *a, const void *b)
-{
-	const struct kc_sym *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0;
-}
-
-static int cmp_name(const void *a, const void *b)
-{
-	const struct kc_sym *x = *(struct kc_sym * const *)a;
-	const struct kc_sym *y = *(struct kc_sym * const *)b;
-
-	return strcmp(x->name, y->name);
-}
-
-static int index_syms(struct code_src *c)
-{
-	size_t i;
-
-	qsort(c->syms, c->nsyms, sizeof(*c->syms), cmp_addr);
-	/*
-	 * Symbols without a size (added to a stripped vmlinux from a
-	 * System.map or /proc/kallsyms) end where the next one begins.
-	 */
-	for (i = 0; i + 1 < c->nsyms; i++) {
-		size_t j = i + 1;
-
-		while (j < c->nsyms && c->syms[j].addr == c->syms[i].addr)
-			j++;
-		if (!c->syms[i].size && j < c->nsyms)
-			c->syms[i].size = c->syms[j].addr - c->syms[i].addr;
-	}
-	c->by_name = malloc((c->nsyms + 1) * sizeof(*c->by_name));
-	if (!c->by_name)
-		return -ENOMEM;
-	for (i = 0; i < c->nsyms; i++)
-		c->by_name[i] = &c->syms[i];
-	qsort(c->by_name, c->nsyms, sizeof(*c->by_name), cmp_name);
-	return 0;
-}
-
 static int load_symtab(struct code_src *c, Elf *elf)
 {
 	Elf_Scn *scn = NULL;
@@ -108,7 +43,8 @@ static int load_symtab(struct code_src *c, Elf *elf)
 				continue;
 			name = elf_strptr(elf, sh.sh_link, sym.st_name);
 			if (name && *name)
-				ret = add_sym(c, name, NULL, sym.st_value, sym.st_size);
+				ret = symtab_add(&c->image, name, NULL, sym.st_value,
+						 sym.st_size);
 		}
 	}
 	return ret;
@@ -178,7 +114,7 @@ int code_open_elf(struct code_src *c, const char *path, char *err, size_t len)
 	ret = load_symtab(c, elf);
 	if (!ret)
 		ret = load_phdrs(c, elf);
-	if (!ret && !c->nsyms) {
+	if (!ret && !c->image.nsyms) {
 		snprintf(err, len, "%s: no function symbols (stripped?)", path);
 		return -ENOENT;
 	}
@@ -191,7 +127,7 @@ int code_open_elf(struct code_src *c, const char *path, char *err, size_t len)
 		return ret;
 	}
 	open_dwarf(c);
-	return index_syms(c);
+	return symtab_index(&c->image);
 }
 
 /* Text symbols are the functions; a module's others place its .ko's data. */
@@ -200,23 +136,24 @@ static int add_ksym(const struct kc_ksym *s, void *data)
 	struct code_src *c = data;
 
 	if (s->type == 't' || s->type == 'T')
-		return add_sym(c, s->name, s->mod, s->addr, 0);
-	return s->mod ? modset_live_data(c, s->name, s->mod, s->addr) : 0;
+		return symtab_add(&c->image, s->name, s->mod, s->addr, 0);
+	return s->mod ? modset_live_data(c->ms, s->name, s->mod, s->addr) : 0;
 }
 
 /* /proc/kallsyms has no sizes: a function ends where the next one starts. */
 static int load_kallsyms(struct code_src *c)
 {
+	struct kc_symtab *t = &c->image;
 	size_t i;
 	int ret;
 
 	ret = kc_kallsyms_each(KC_KALLSYMS, add_ksym, c);
 	if (ret)
 		return ret;
-	qsort(c->syms, c->nsyms, sizeof(*c->syms), cmp_addr);
-	for (i = 0; i + 1 < c->nsyms; i++)
-		c->syms[i].size = c->syms[i + 1].addr - c->syms[i].addr;
-	if (c->nsyms && !c->syms[c->nsyms - 1].addr)
+	symtab_sort(t);
+	for (i = 0; i + 1 < t->nsyms; i++)
+		t->syms[i].size = t->syms[i + 1].addr - t->syms[i].addr;
+	if (t->nsyms && !t->syms[t->nsyms - 1].addr)
 		return -EPERM;	/* kptr_restrict: addresses hidden */
 	return 0;
 }
@@ -230,6 +167,12 @@ int code_open_live(struct code_src *c, char *err, size_t len)
 	elf_version(EV_CURRENT);
 	c->live = true;
 	c->path = strdup("/proc/kcore");
+	/* Modules named by frames come from /lib/modules when found there. */
+	c->ms = modset_new(&c->image, true);
+	if (!c->path || !c->ms) {
+		snprintf(err, len, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
 	ret = load_kallsyms(c);
 	if (ret) {
 		snprintf(err, len, KC_KALLSYMS ": %s", strerror(-ret));
@@ -249,105 +192,59 @@ int code_open_live(struct code_src *c, char *err, size_t len)
 		snprintf(err, len, "/proc/kcore: not readable as ELF");
 		return -EINVAL;
 	}
-	ret = index_syms(c);
-	/* Modules named by frames come from /lib/modules when found there. */
-	return ret ? ret : code_add_modules(c, NULL, err, len);
+	return symtab_index(&c->image);
 }
 
 void code_close(struct code_src *c)
 {
-	size_t i;
-
-	for (i = 0; i < c->nsyms; i++) {
-		free((char *)c->syms[i].name);
-		free((char *)c->syms[i].mod);
-	}
-	modset_free(c);
+	symtab_free(&c->image);
+	modset_free(c->ms);
 	if (c->dwfl)
 		dwfl_end(c->dwfl);
 	if (c->elf)
 		elf_end(c->elf);
 	if (c->fd > 0)
 		close(c->fd);
-	free(c->syms);
-	free(c->by_name);
 	free(c->segs);
 	free(c->path);
 	memset(c, 0, sizeof(*c));
 }
 
-static bool mod_matches(const struct kc_sym *s, const char *mod)
+int code_add_modules(struct code_src *c, const char *dir, char *err, size_t len)
 {
-	if (!mod || !*mod)
-		return !s->mod;
-	return s->mod && !strcmp(s->mod, mod);
+	if (!c->ms)
+		c->ms = modset_new(&c->image, c->live);
+	if (!c->ms) {
+		snprintf(err, len, "%s", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	return modset_add_dir(c->ms, dir, err, len);
 }
 
-const struct kc_sym *code_find_main(const struct code_src *c, const char *name,
-				    const char *mod, uint64_t size)
+const struct kc_module *code_module(const struct code_src *c, const char *name)
 {
-	struct kc_sym key = { .name = name }, *kp = &key, **hit;
-	const struct kc_sym *best = NULL;
-	size_t lo, hi;
-
-	hit = bsearch(&kp, c->by_name, c->nsyms, sizeof(*c->by_name), cmp_name);
-	if (!hit)
-		return NULL;
-	/* Walk to the first of the duplicates, then take the best match. */
-	lo = hit - c->by_name;
-	while (lo && !strcmp(c->by_name[lo - 1]->name, name))
-		lo--;
-	for (hi = lo; hi < c->nsyms && !strcmp(c->by_name[hi]->name, name); hi++) {
-		const struct kc_sym *s = c->by_name[hi];
-
-		if (!mod_matches(s, mod))
-			continue;
-		if (!best || (size && s->size == size && best->size != size))
-			best = s;
-	}
-	return best;
+	return c->ms ? modset_module(c->ms, name) : NULL;
 }
 
 /* A module's own .ko first: exact sizes, and bytes without kprobes. */
 const struct kc_sym *code_find_name(const struct code_src *c, const char *name,
 				    const char *mod, uint64_t size)
 {
-	const struct kc_sym *s = modset_find_name(c, name, mod, size);
+	const struct kc_sym *s = modset_find_name(c->ms, name, mod, size);
 
-	return s ? s : code_find_main(c, name, mod, size);
+	return s ? s : symtab_find_name(&c->image, name, mod, size);
 }
 
 const struct kc_sym *code_find_addr(const struct code_src *c, uint64_t addr)
 {
-	const struct kc_sym *ms = modset_find_addr(c, addr);
-	size_t lo = 0, hi = c->nsyms;
+	const struct kc_sym *s = modset_find_addr(c->ms, addr);
 
-	if (ms)
-		return ms;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (c->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* The last symbol starting at or before addr that covers it. */
-	while (lo--) {
-		const struct kc_sym *s = &c->syms[lo];
-
-		if (addr < s->addr + (s->size ? s->size : 1))
-			return s;
-		if (addr - s->addr > (1 << 20))
-			break;
-	}
-	return NULL;
+	return s ? s : symtab_find_addr(&c->image, addr);
 }
 
 long code_read(const struct code_src *c, uint64_t addr, void *buf, size_t len)
 {
-	long n = modset_read(c, addr, buf, len);
+	long n = modset_read(c->ms, addr, buf, len);
 	size_t i;
 
 	if (n != -2)

@@ -11,45 +11,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct kc_sym {
-	const char *name;
-	const char *mod;	/* NULL for the kernel image */
-	uint64_t addr, size;
-};
+#include "symtab.h"
 
 struct code_seg {
 	uint64_t addr, len;
 	uint64_t off;		/* file offset of addr */
 };
 
-/* One allocated section of a loaded .ko, at its (live or chosen) address. */
-struct kc_section {
-	uint64_t addr, size;
-	uint8_t *data;		/* relocated bytes; NULL for NOBITS */
-};
-
-/* A .ko file: its sections, relocated, and its function symbols. */
-struct kc_module {
-	char *name;		/* as /proc/kallsyms and reports spell it */
-	char *path;
-	struct kc_section *secs;
-	size_t nsecs;
-	struct kc_sym *syms;	/* sorted by address, never reallocated */
-	size_t nsyms;
-	struct kc_sym **by_name;
-};
-
+struct kc_module;		/* modules.c */
 struct kc_modset;		/* modules.c */
 
 struct code_src {
 	char *path;
 	int fd;
-	struct kc_sym *syms;	/* sorted by address */
-	size_t nsyms, cap;
-	struct kc_sym **by_name;	/* sorted by name */
+	struct kc_symtab image;	/* the image's functions */
 	struct code_seg *segs;
 	size_t nsegs;
-	char *strings;		/* one block for every name read */
 	void *elf;		/* Elf * of path, kept for libdw */
 	void *dwfl;		/* Dwfl * when DWARF line info was found */
 	bool live;

@@ -33,7 +33,24 @@
 #include "modules.h"
 #include "readfile.h"
 
+/* One allocated section of a loaded .ko, at its (live or chosen) address. */
+struct kc_section {
+	uint64_t addr, size;
+	uint8_t *data;		/* relocated bytes; NULL for NOBITS */
+};
+
+/* A .ko file: its sections, relocated, and its function symbols. */
+struct kc_module {
+	char *name;		/* as /proc/kallsyms and reports spell it */
+	char *path;
+	struct kc_section *secs;
+	size_t nsecs;
+	struct kc_symtab syms;	/* never added to once loaded */
+};
+
 struct kc_modset {
+	const struct kc_symtab *image;
+	bool live;
 	struct kc_module **mods;
 	size_t n;
 	struct kc_sym **undef;		/* placeholders, in address order */
@@ -69,22 +86,24 @@ static int grow(void *pp, size_t n, size_t elem)
 	return 0;
 }
 
-static struct kc_modset *modset_get(struct code_src *c)
+struct kc_modset *modset_new(const struct kc_symtab *image, bool live)
 {
-	if (!c->ms)
-		c->ms = calloc(1, sizeof(*c->ms));
-	if (c->ms && !c->ms->next_base)
-		c->ms->next_base = KC_MODULES_BASE;
-	return c->ms;
+	struct kc_modset *ms = calloc(1, sizeof(*ms));
+
+	if (!ms)
+		return NULL;
+	ms->image = image;
+	ms->live = live;
+	ms->next_base = KC_MODULES_BASE;
+	return ms;
 }
 
-int modset_live_data(struct code_src *c, const char *name, const char *mod,
+int modset_live_data(struct kc_modset *ms, const char *name, const char *mod,
 		     uint64_t addr)
 {
-	struct kc_modset *ms = modset_get(c);
 	struct kc_sym *s;
 
-	if (!ms || grow(&ms->live_data, ms->nlive_data, sizeof(*s)))
+	if (grow(&ms->live_data, ms->nlive_data, sizeof(*s)))
 		return -ENOMEM;
 	s = &ms->live_data[ms->nlive_data];
 	s->name = strdup(name);
@@ -98,27 +117,26 @@ int modset_live_data(struct code_src *c, const char *name, const char *mod,
 }
 
 /* Live address of a module symbol, 0 when kallsyms does not list it. */
-static uint64_t live_addr(const struct code_src *c, const char *name,
+static uint64_t live_addr(const struct kc_modset *ms, const char *name,
 			  const char *mod, bool text)
 {
 	const struct kc_sym *s;
 	size_t i;
 
 	if (text) {
-		s = code_find_main(c, name, mod, 0);
+		s = symtab_find_name(ms->image, name, mod, 0);
 		return s ? s->addr : 0;
 	}
-	for (i = 0; c->ms && i < c->ms->nlive_data; i++) {
-		s = &c->ms->live_data[i];
+	for (i = 0; ms && i < ms->nlive_data; i++) {
+		s = &ms->live_data[i];
 		if (!strcmp(s->name, name) && !strcmp(s->mod, mod))
 			return s->addr;
 	}
 	return 0;
 }
 
-static uint64_t placeholder(struct code_src *c, const char *name)
+static uint64_t placeholder(struct kc_modset *ms, const char *name)
 {
-	struct kc_modset *ms = c->ms;
 	struct kc_sym *s;
 	size_t i;
 
@@ -139,35 +157,15 @@ static uint64_t placeholder(struct code_src *c, const char *name)
 	return s->addr;
 }
 
-static int cmp_addr(const void *a, const void *b)
-{
-	const struct kc_sym *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0;
-}
-
-static int cmp_name(const void *a, const void *b)
-{
-	const struct kc_sym *x = *(struct kc_sym * const *)a;
-	const struct kc_sym *y = *(struct kc_sym * const *)b;
-
-	return strcmp(x->name, y->name);
-}
-
 static void module_free(struct kc_module *m)
 {
 	size_t i;
 
 	if (!m)
 		return;
-	for (i = 0; i < m->nsyms; i++)
-		free((char *)m->syms[i].name);
+	symtab_free(&m->syms);
 	for (i = 0; i < m->nsecs; i++)
 		free(m->secs[i].data);
-	free(m->syms);
-	free(m->by_name);
 	free(m->secs);
 	free(m->name);
 	free(m->path);
@@ -260,7 +258,7 @@ static const char *sym_name(const struct ko *k, const GElf_Sym *s)
 }
 
 /* Live: where the running module has section @i, 0 if nowhere known. */
-static uint64_t live_section(const struct code_src *c, const struct ko *k,
+static uint64_t live_section(const struct kc_modset *ms, const struct ko *k,
 			     size_t i, bool text)
 {
 	size_t j;
@@ -277,7 +275,7 @@ static uint64_t live_section(const struct code_src *c, const struct ko *k,
 		n = sym_name(k, &s);
 		if (!n || (t != STT_FUNC && t != STT_OBJECT && t != STT_NOTYPE))
 			continue;
-		a = live_addr(c, n, k->m->name, text && t == STT_FUNC);
+		a = live_addr(ms, n, k->m->name, text && t == STT_FUNC);
 		if (a)
 			return a - s.st_value;
 	}
@@ -285,9 +283,9 @@ static uint64_t live_section(const struct code_src *c, const struct ko *k,
 }
 
 /* Addresses and bytes of the allocated sections. */
-static int ko_place(struct code_src *c, struct ko *k)
+static int ko_place(struct kc_modset *ms, struct ko *k)
 {
-	uint64_t base = c->ms->next_base, end = base;
+	uint64_t base = ms->next_base, end = base;
 	size_t i;
 
 	for (i = 1; i < k->shnum; i++) {
@@ -300,8 +298,8 @@ static int ko_place(struct code_src *c, struct ko *k)
 		if (!scn || !gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) ||
 		    !sh.sh_size)
 			continue;
-		if (c->live) {
-			sec->addr = live_section(c, k, i, sh.sh_flags & SHF_EXECINSTR);
+		if (ms->live) {
+			sec->addr = live_section(ms, k, i, sh.sh_flags & SHF_EXECINSTR);
 		} else {
 			align = sh.sh_addralign > 16 ? sh.sh_addralign : 16;
 			sec->addr = (end + align - 1) & ~(align - 1);
@@ -316,8 +314,8 @@ static int ko_place(struct code_src *c, struct ko *k)
 			return -ENOMEM;
 		memcpy(sec->data, d->d_buf, sh.sh_size);
 	}
-	if (!c->live)
-		c->ms->next_base += (end - base + KC_MODULES_STRIDE - 1) &
+	if (!ms->live)
+		ms->next_base += (end - base + KC_MODULES_STRIDE - 1) &
 				    ~(KC_MODULES_STRIDE - 1);
 	return 0;
 }
@@ -331,19 +329,16 @@ static bool placed(const struct ko *k, size_t shndx)
  * Function symbols. Live, each must be where kallsyms has it: a .ko that
  * is not the build of the running module is refused (-ESTALE).
  */
-static int ko_syms(struct code_src *c, struct ko *k)
+static int ko_syms(struct kc_modset *ms, struct ko *k)
 {
 	struct kc_module *m = k->m;
-	size_t j, n = 0;
+	size_t j;
+	int ret;
 
-	m->syms = calloc(k->nsym + 1, sizeof(*m->syms));
-	m->by_name = calloc(k->nsym + 1, sizeof(*m->by_name));
-	if (!m->syms || !m->by_name)
-		return -ENOMEM;
 	for (j = 1; j < k->nsym; j++) {
 		const struct kc_sym *live;
-		struct kc_sym *s = &m->syms[n];
 		const char *name;
+		uint64_t addr;
 		GElf_Sym es;
 
 		if (!gelf_getsym(k->symdata, j, &es) ||
@@ -352,51 +347,35 @@ static int ko_syms(struct code_src *c, struct ko *k)
 		name = sym_name(k, &es);
 		if (!name)
 			continue;
-		s->addr = m->secs[es.st_shndx].addr + es.st_value;
-		s->size = es.st_size;
-		s->mod = m->name;
-		live = c->live ? code_find_main(c, name, m->name, 0) : NULL;
-		if (live && live->addr != s->addr)
+		addr = m->secs[es.st_shndx].addr + es.st_value;
+		live = ms->live ? symtab_find_name(ms->image, name, m->name, 0) : NULL;
+		if (live && live->addr != addr)
 			return -ESTALE;
-		s->name = strdup(name);
-		if (!s->name)
-			return -ENOMEM;
-		n++;
+		ret = symtab_add(&m->syms, name, m->name, addr, es.st_size);
+		if (ret)
+			return ret;
 	}
-	m->nsyms = n;
-	qsort(m->syms, n, sizeof(*m->syms), cmp_addr);
-	for (j = 0; j < n; j++)
-		m->by_name[j] = &m->syms[j];
-	qsort(m->by_name, n, sizeof(*m->by_name), cmp_name);
-	return 0;
-}
-
-static const struct kc_sym *module_sym_named(const struct kc_module *m,
-					     const char *name)
-{
-	struct kc_sym key = { .name = name }, *kp = &key, **hit;
-
-	hit = bsearch(&kp, m->by_name, m->nsyms, sizeof(*m->by_name), cmp_name);
-	return hit ? *hit : NULL;
+	return symtab_index(&m->syms);
 }
 
 /* An undefined symbol: the image, another module, else a placeholder. */
-static uint64_t extern_addr(struct code_src *c, const struct kc_module *self,
+static uint64_t extern_addr(struct kc_modset *ms, const struct kc_module *self,
 			    const char *name)
 {
-	const struct kc_sym *s = code_find_main(c, name, NULL, 0);
+	const struct kc_sym *s = symtab_find_name(ms->image, name, NULL, 0);
 	size_t i;
 
 	if (s)
 		return s->addr;
-	for (i = 0; i < c->ms->n; i++) {
-		if (c->ms->mods[i] == self)
+	for (i = 0; i < ms->n; i++) {
+		if (ms->mods[i] == self)
 			continue;
-		s = module_sym_named(c->ms->mods[i], name);
+		s = symtab_find_name(&ms->mods[i]->syms, name,
+				     ms->mods[i]->name, 0);
 		if (s)
 			return s->addr;
 	}
-	return placeholder(c, name);
+	return placeholder(ms, name);
 }
 
 static void put(uint8_t *p, uint64_t v, int width)
@@ -405,7 +384,7 @@ static void put(uint8_t *p, uint64_t v, int width)
 }
 
 /* S of a relocation: false when its section is not loaded. */
-static bool sym_value(struct code_src *c, struct ko *k, const GElf_Sym *es,
+static bool sym_value(struct kc_modset *ms, struct ko *k, const GElf_Sym *es,
 		      uint64_t *s)
 {
 	const char *name;
@@ -421,11 +400,11 @@ static bool sym_value(struct code_src *c, struct ko *k, const GElf_Sym *es,
 	name = es->st_shndx == SHN_UNDEF ? sym_name(k, es) : NULL;
 	if (!name)
 		return false;
-	*s = extern_addr(c, k->m, name);
+	*s = extern_addr(ms, k->m, name);
 	return true;
 }
 
-static void apply_one(struct code_src *c, struct ko *k, struct kc_section *sec,
+static void apply_one(struct kc_modset *ms, struct ko *k, struct kc_section *sec,
 		      const GElf_Rela *r)
 {
 	uint64_t p = sec->addr + r->r_offset, s;
@@ -449,7 +428,7 @@ static void apply_one(struct code_src *c, struct ko *k, struct kc_section *sec,
 	}
 	if (r->r_offset + width > sec->size || !gelf_getsym(k->symdata, si, &es))
 		return;
-	if (!sym_value(c, k, &es, &s))
+	if (!sym_value(ms, k, &es, &s))
 		return;		/* a section that is not loaded */
 	s += r->r_addend;
 	if (type == R_X86_64_PC32 || type == R_X86_64_PLT32 || type == R_X86_64_PC64)
@@ -457,7 +436,7 @@ static void apply_one(struct code_src *c, struct ko *k, struct kc_section *sec,
 	put(sec->data + r->r_offset, s, width);
 }
 
-static void ko_relocate(struct code_src *c, struct ko *k)
+static void ko_relocate(struct kc_modset *ms, struct ko *k)
 {
 	size_t i, j, n;
 
@@ -479,7 +458,7 @@ static void ko_relocate(struct code_src *c, struct ko *k)
 			GElf_Rela r;
 
 			if (gelf_getrela(d, j, &r))
-				apply_one(c, k, sec, &r);
+				apply_one(ms, k, sec, &r);
 		}
 	}
 }
@@ -497,28 +476,27 @@ static const struct kc_module *find_loaded(const struct kc_modset *ms,
 
 static bool has_text(const struct ko *k)
 {
-	return k->m->nsyms > 0;
+	return k->m->syms.nsyms > 0;
 }
 
 /* Open, place and index one .ko; the caller relocates and adopts it. */
-static int ko_load(struct code_src *c, const char *path, struct ko *k)
+static int ko_load(struct kc_modset *ms, const char *path, struct ko *k)
 {
 	int ret = ko_open(k, path);
 
-	if (!ret && find_loaded(c->ms, k->m->name))
+	if (!ret && find_loaded(ms, k->m->name))
 		ret = -EEXIST;
 	if (!ret)
-		ret = ko_place(c, k);
+		ret = ko_place(ms, k);
 	if (!ret)
-		ret = ko_syms(c, k);
+		ret = ko_syms(ms, k);
 	if (!ret && !has_text(k))
 		ret = -ENOENT;	/* live: not loaded; offline: no code */
 	return ret;
 }
 
-static int adopt(struct code_src *c, struct ko *k)
+static int adopt(struct kc_modset *ms, struct ko *k)
 {
-	struct kc_modset *ms = c->ms;
 
 	if (grow(&ms->mods, ms->n, sizeof(*ms->mods)))
 		return -ENOMEM;
@@ -546,7 +524,8 @@ static void warn_ko(const char *path, int ret)
 		strerror(-ret));
 }
 
-int code_add_modules(struct code_src *c, const char *dir, char *err, size_t len)
+int modset_add_dir(struct kc_modset *ms, const char *dir, char *err,
+		   size_t len)
 {
 	struct ko *ks = NULL;
 	size_t nk = 0, i;
@@ -554,10 +533,6 @@ int code_add_modules(struct code_src *c, const char *dir, char *err, size_t len)
 	DIR *d;
 	int ret = 0;
 
-	if (!modset_get(c))
-		return -ENOMEM;
-	if (!dir)
-		return 0;	/* live: /lib/modules only */
 	d = opendir(dir);
 	if (!d) {
 		ret = -errno;
@@ -572,7 +547,7 @@ int code_add_modules(struct code_src *c, const char *dir, char *err, size_t len)
 		if (!is_ko(de->d_name))
 			continue;
 		if (grow(&ks, nk, sizeof(*ks)) ||
-		    grow(&c->ms->mods, c->ms->n, sizeof(*c->ms->mods))) {
+		    grow(&ms->mods, ms->n, sizeof(*ms->mods))) {
 			ret = -ENOMEM;
 			break;
 		}
@@ -580,7 +555,7 @@ int code_add_modules(struct code_src *c, const char *dir, char *err, size_t len)
 			ret = -ENOMEM;
 			break;
 		}
-		r = ko_load(c, path, &ks[nk]);
+		r = ko_load(ms, path, &ks[nk]);
 		if (r) {
 			warn_ko(path, r);
 			ko_close(&ks[nk]);
@@ -589,11 +564,11 @@ int code_add_modules(struct code_src *c, const char *dir, char *err, size_t len)
 		if (r)
 			continue;
 		/* Visible to the other modules' relocations, not yet relocated. */
-		c->ms->mods[c->ms->n++] = ks[nk++].m;
+		ms->mods[ms->n++] = ks[nk++].m;
 	}
 	closedir(d);
 	for (i = 0; i < nk; i++) {
-		ko_relocate(c, &ks[i]);
+		ko_relocate(ms, &ks[i]);
 		ks[i].m = NULL;	/* owned by the module set */
 		ko_close(&ks[i]);
 	}
@@ -651,9 +626,8 @@ static char *lib_modules_path(const char *name)
 }
 
 /* Live: a module named by a frame but not in --modules DIR. */
-static const struct kc_module *load_lazily(struct code_src *c, const char *name)
+static const struct kc_module *load_lazily(struct kc_modset *ms, const char *name)
 {
-	struct kc_modset *ms = c->ms;
 	char *path;
 	struct ko k;
 	size_t i;
@@ -671,10 +645,10 @@ static const struct kc_module *load_lazily(struct code_src *c, const char *name)
 	path = lib_modules_path(name);
 	if (!path)
 		return NULL;
-	ret = ko_load(c, path, &k);
+	ret = ko_load(ms, path, &k);
 	if (!ret) {
-		ko_relocate(c, &k);
-		ret = adopt(c, &k);
+		ko_relocate(ms, &k);
+		ret = adopt(ms, &k);
 	}
 	if (ret) {
 		warn_ko(path, ret);
@@ -686,37 +660,13 @@ static const struct kc_module *load_lazily(struct code_src *c, const char *name)
 	return ms->mods[ms->n - 1];
 }
 
-const struct kc_module *code_module(const struct code_src *c, const char *name)
+const struct kc_module *modset_module(struct kc_modset *ms, const char *name)
 {
-	const struct kc_module *m = find_loaded(c->ms, name);
+	const struct kc_module *m = find_loaded(ms, name);
 
-	if (!m && c->ms && c->live)
-		m = load_lazily((struct code_src *)c, name);
+	if (!m && ms && ms->live)
+		m = load_lazily(ms, name);
 	return m;
-}
-
-static const struct kc_sym *module_sym_at(const struct kc_module *m,
-					  uint64_t addr)
-{
-	size_t lo = 0, hi = m->nsyms;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (m->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	while (lo--) {
-		const struct kc_sym *s = &m->syms[lo];
-
-		if (addr < s->addr + (s->size ? s->size : 1))
-			return s;
-		if (addr - s->addr > (1 << 20))
-			break;
-	}
-	return NULL;
 }
 
 static const struct kc_section *section_at(const struct kc_modset *ms,
@@ -740,54 +690,39 @@ static const struct kc_section *section_at(const struct kc_modset *ms,
 	return NULL;
 }
 
-const struct kc_sym *modset_find_addr(const struct code_src *c, uint64_t addr)
+const struct kc_sym *modset_find_addr(const struct kc_modset *ms, uint64_t addr)
 {
-	const struct kc_modset *ms = c->ms;
 	const struct kc_module *m;
 	uint64_t i;
 
 	if (!ms)
 		return NULL;
 	if (section_at(ms, addr, &m))
-		return module_sym_at(m, addr);
+		return symtab_find_addr(&m->syms, addr);
 	if (addr < KC_UNDEF_BASE || (addr - KC_UNDEF_BASE) % KC_UNDEF_STEP)
 		return NULL;
 	i = (addr - KC_UNDEF_BASE) / KC_UNDEF_STEP;
 	return i < ms->nundef ? ms->undef[i] : NULL;
 }
 
-const struct kc_sym *modset_find_name(const struct code_src *c, const char *name,
+const struct kc_sym *modset_find_name(struct kc_modset *ms, const char *name,
 				      const char *mod, uint64_t size)
 {
-	struct kc_sym key = { .name = name }, *kp = &key, **hit;
-	const struct kc_sym *best = NULL;
 	const struct kc_module *m;
-	size_t lo, hi;
 
-	if (!c->ms || !mod || !*mod)
+	if (!ms || !mod || !*mod)
 		return NULL;
-	m = code_module(c, mod);
-	if (!m)
-		return NULL;
-	hit = bsearch(&kp, m->by_name, m->nsyms, sizeof(*m->by_name), cmp_name);
-	if (!hit)
-		return NULL;
-	/* Static functions may share a name: prefer the reported size. */
-	lo = hit - m->by_name;
-	while (lo && !strcmp(m->by_name[lo - 1]->name, name))
-		lo--;
-	for (hi = lo; hi < m->nsyms && !strcmp(m->by_name[hi]->name, name); hi++)
-		if (!best || (size && m->by_name[hi]->size == size))
-			best = m->by_name[hi];
-	return best;
+	m = modset_module(ms, mod);
+	return m ? symtab_find_name(&m->syms, name, mod, size) : NULL;
 }
 
-long modset_read(const struct code_src *c, uint64_t addr, void *buf, size_t len)
+long modset_read(const struct kc_modset *ms, uint64_t addr, void *buf,
+		 size_t len)
 {
 	const struct kc_section *s;
 	const struct kc_module *m;
 
-	s = section_at(c->ms, addr, &m);
+	s = section_at(ms, addr, &m);
 	if (!s)
 		return -2;
 	if (!s->data)
@@ -798,9 +733,8 @@ long modset_read(const struct code_src *c, uint64_t addr, void *buf, size_t len)
 	return len;
 }
 
-void modset_free(struct code_src *c)
+void modset_free(struct kc_modset *ms)
 {
-	struct kc_modset *ms = c->ms;
 	size_t i;
 
 	if (!ms)
@@ -822,5 +756,4 @@ void modset_free(struct code_src *c)
 	free(ms->tried);
 	free(ms->live_data);
 	free(ms);
-	c->ms = NULL;
 }

@@ -750,12 +750,12 @@ static void cache_check(const struct code_src *c)
 	static const struct code_src *last;
 	static const struct kc_sym *last_syms;
 
-	if (c == last && c->syms == last_syms)
+	if (c == last && c->image.syms == last_syms)
 		return;
 	tso_mem_cache_free();
 	tso_close_cache_free();
 	last = c;
-	last_syms = c->syms;
+	last_syms = c->image.syms;
 }
 
 static void write_write(const struct code_src *c, const struct kc_report *r,

@@ -3,7 +3,7 @@
 FIXTURE_DIR := $(TOP)/selftests/fixtures/tso
 TSO_FIXTURE := $(BUILD)/host/fixtures/tso_fixture
 TSO_SRCS := $(addprefix $(TOP)/user/,tso.c tso_close.c tso_mem.c cfg.c code.c kallsyms.c \
-	modules.c readfile.c report_parse.c) $(TOP)/lib/x86_decode.c
+	modules.c readfile.c report_parse.c symtab.c) $(TOP)/lib/x86_decode.c
 CFLAGS_tso_test := -I$(TOP)/user $(shell pkg-config --cflags capstone libelf libdw) \
 	-DKC_TSO_FIXTURES=\"$(FIXTURE_DIR)\" -DKC_TSO_FIXTURE_BIN=\"$(TSO_FIXTURE)\"
 OBJS_tso_test := $(TSO_SRCS)

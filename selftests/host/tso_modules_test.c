@@ -124,7 +124,7 @@ FIXTURE_SETUP(mods)
 {
 	char err[256];
 
-	if (code.nsyms)
+	if (code.image.nsyms)
 		return;
 	ASSERT_EQ(0, code_open_elf(&code, KC_TSO_FIXTURE_BIN, err, sizeof(err)))
 		TH_LOG("%s", err);

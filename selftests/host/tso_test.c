@@ -202,7 +202,7 @@ FIXTURE_SETUP(tso)
 {
 	char err[256];
 
-	if (!code.nsyms)
+	if (!code.image.nsyms)
 		ASSERT_EQ(0, code_open_elf(&code, KC_TSO_FIXTURE_BIN, err, sizeof(err)))
 			TH_LOG("%s", err);
 }
