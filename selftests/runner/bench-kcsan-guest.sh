@@ -23,7 +23,7 @@
 # run of BENCH_KCSAN_KC_RUNS (below). The kernel log of each run, between
 # "kc-bench: real start NAME" and "kc-bench: real end NAME", goes to
 # OUTDIR/real.txt; the kernel's function names to OUTDIR/functions.txt
-# (bench-kcsan-real.sh compares the two kernels' reports by function pair).
+# (kcsan-real-table.sh compares the two kernels' reports by function pair).
 # BENCH_KCSAN_PARTS ("planted real") leaves out either part.
 #
 # Workload timings go to OUTDIR/workload.txt, one "NAME MODE SECONDS" line

@@ -18,7 +18,7 @@
 #  5. The real workload (a stress-ng mix, BENCH_KCSAN_REAL s under KCSAN,
 #     and as long under kcollider with targets=all at the default budget
 #     and at the hunt's): the distinct racing function pairs each found
-#     (bench-kcsan-real.sh), in build/bench/kcsan-real.txt.
+#     (kcsan-real-table.sh), in build/bench/kcsan-real.txt.
 #
 # usage: bench-kcsan.sh [SCENARIO...]   (default: all but h1)
 # environment: BENCH_KCSAN_BOOTS ("kcsan plain kcollider"): the boots to
@@ -239,6 +239,6 @@ echo "# bench-kcsan: $table, $csv; raw: $kres $pres $cres"
 # 5. The real workload, when both boots ran it.
 if [ "${BENCH_KCSAN_REAL:-300}" != 0 ] && [ -s "$kres/real.txt" ] && [ -s "$cres/real.txt" ]; then
 	echo
-	"$top/selftests/runner/bench-kcsan-real.sh" "$kres" "$cres" "$build/bench/kcsan-real"
+	"$top/selftests/runner/kcsan-real-table.sh" "$kres" "$cres" "$build/bench/kcsan-real"
 	echo "# bench-kcsan: $build/bench/kcsan-real.txt, $build/bench/kcsan-real.csv"
 fi

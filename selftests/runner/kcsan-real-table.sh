@@ -10,7 +10,7 @@
 # carry their class, marking and object. A benchmark: nothing here fails
 # on a number.
 #
-# usage: bench-kcsan-real.sh KCSAN_RESULTS KCOLLIDER_RESULTS OUT_PREFIX
+# usage: kcsan-real-table.sh KCSAN_RESULTS KCOLLIDER_RESULTS OUT_PREFIX
 #   reads RESULTS/real.txt and RESULTS/functions.txt of each boot; writes
 #   OUT_PREFIX.txt (the table) and OUT_PREFIX.csv, and prints the table.
 set -euo pipefail
@@ -18,7 +18,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cli=${KC_CLI:-$top/user/kcollider}
 kres=$1 cres=$2 prefix=$3
-die() { echo "bench-kcsan-real: $*" >&2; exit 1; }
+die() { echo "kcsan-real-table: $*" >&2; exit 1; }
 command -v jq > /dev/null || die "jq not found (scripts/deps.sh amd64 kcsan-kernel)"
 [ -x "$cli" ] || die "$cli not built (make)"
 
