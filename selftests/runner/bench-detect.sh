@@ -37,12 +37,14 @@ if [ -z "${KREL:-}" ] && [ -n "${KDIR:-}" ]; then
 fi
 mkdir -p "$results" "$build/bench"
 
+# The guest's console is progress, kept as notes: the table is made from
+# the CSV it leaves.
 "$top/selftests/runner/run-vm.sh" -o "$results" -k "${VM_IMAGE:-}" \
 	-r "${KREL:-}" -c "${VM_CPUS:-4}" -t "${VM_TIMEOUT:-2400}" -- \
 	env KC_MODULE="$module" KC_PLANTED="$planted" \
 	DETECT_TARGET="${DETECT_TARGET:-funcs}" \
 	"$top/selftests/runner/detect-guest.sh" /run/kc/results/detect.csv \
-	"$trials" "$budget" "$nsecs" "$@"
+	"$trials" "$budget" "$nsecs" "$@" | sed -u '/^#/!s/^/# /'
 status=$?
 [ -s "$results/detect.csv" ] || { echo "bench-detect: no results (VM status $status)" >&2; exit 1; }
 {

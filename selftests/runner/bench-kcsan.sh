@@ -123,6 +123,8 @@ fi
 
 # 3. The three boots. run-vm.sh's exit status is the guest's; a failed
 # boot leaves the table without that column rather than ending the bench.
+# The guest's console is progress, kept as the benchmark's notes: the
+# tables below are made from the results each boot leaves.
 boot() {
 	local name=$1 image=$2 rel=$3
 	shift 3
@@ -135,7 +137,7 @@ boot() {
 		BENCH_KCSAN_PARTS="${BENCH_KCSAN_PARTS:-planted real}" \
 		BENCH_KCSAN_KC_RUNS="${BENCH_KCSAN_KC_RUNS:-default hunt}" \
 		BENCH_KCSAN_IMAGE_MARKS="$image_marks" "$guest" "$name" \
-		/run/kc/results "$@" ||
+		/run/kc/results "$@" | sed -u '/^#/!s/^/# /' ||
 		echo "bench-kcsan: the $name VM failed (status $?; $res)" >&2
 }
 boot kcsan "$ktree/arch/x86/boot/bzImage" "$krel" "$pdir/kc_planted.ko" "$budget" "$@"
