@@ -171,6 +171,8 @@ for rate in $rates; do
 		set -- $(block $block_s)
 		cpu=$((cpu + $(threads_ns) - c0))
 		echo 0 > $sys/enabled
+		# cost_ms starts again at every enable: one round's, summed
+		cost=$((cost + $(stat cost_ms)))
 		ratios="$ratios $(echo "$1 / $off" | bc -l)"
 		ton=$(echo "$ton + $2" | bc -l)
 		non=$((non + $3))
@@ -219,9 +221,9 @@ unload
 # workload pays, what the detector says it cost, and what it bought.
 budget_row() {
 	local name=$1 goal=$2 ratios="" ton=0 toff=0 non=0 noff=0 i
-	local f0 s0 v0 c0 slowdown ci met
+	local f0 s0 v0 cost=0 slowdown ci met
 	f0=$(stat fired); s0=$(stat samples)
-	v0=$(( $(stat visits) + $(stat visits_again) )); c0=$(stat cost_ms)
+	v0=$(( $(stat visits) + $(stat visits_again) ))
 	for i in $(seq $default_rounds); do
 		set -- $(block $block_s)
 		off=$1
@@ -230,6 +232,8 @@ budget_row() {
 		echo 1 > $sys/enabled
 		set -- $(block $block_s)
 		echo 0 > $sys/enabled
+		# cost_ms starts again at every enable: one round's, summed
+		cost=$((cost + $(stat cost_ms)))
 		ratios="$ratios $(echo "$1 / $off" | bc -l)"
 		ton=$(echo "$ton + $2" | bc -l)
 		non=$((non + $3))
@@ -243,7 +247,7 @@ budget_row() {
 		"$(echo "($(stat fired) - $f0) / $ton" | bc -l)" \
 		"$(echo "($(stat samples) - $s0) / $ton" | bc -l)" \
 		"$(echo "($(stat visits) + $(stat visits_again) - $v0) / $ton" | bc -l)" \
-		"$(echo "1000 * ($(stat cost_ms) - $c0) / 1000 / $ton / $(nproc)" | bc -l)" \
+		"$(echo "1000 * $cost / 1000 / $ton / $(nproc)" | bc -l)" \
 		"$slowdown" "$ci" "$goal" $met
 }
 echo "## overhead budget at the default settings (sample_rate a cap), $default_rounds rounds of ${block_s} s off then on"
