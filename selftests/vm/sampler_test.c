@@ -530,11 +530,20 @@ TEST_F_TIMEOUT(engine, fired_breakpoints_are_retired, 120)
 #define FOREIGN		"kc_foreign"
 #define KC_TEXT_MAX	(256 * 1024)
 
-/* A kprobe of another tool's on @addr, through kprobe_events: 0 or -1. */
+/*
+ * A kprobe of another tool's on @addr, through kprobe_events: 0 or -1.
+ * Enabling an event starts, and disabling its last one stops, the
+ * recording of task names, whose sched_switch probe is a static key: each
+ * toggle is the kernel's own text_poke_bp() on __schedule(), and under
+ * QEMU's TCG a vCPU can keep that int3 in a stale translation and retry it
+ * for ever with interrupts off (kprobes' retry of a removed breakpoint),
+ * which no watchdog can end. The test's probes need no task names.
+ */
 static int foreign_probe_add(unsigned long addr)
 {
 	char cmd[128];
 
+	kc_write_file(TRACING "/options/record-cmd", "0");
 	snprintf(cmd, sizeof(cmd), "p:%s 0x%lx", FOREIGN, addr);
 	if (kc_write_file(TRACING "/kprobe_events", cmd))
 		return -1;
