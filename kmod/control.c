@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Sampling on and off: the memory-reuse hooks and the sampler start and
- * stop together, under the state lock. sysfs, debugfs, the module
+ * Sampling on and off, under the state lock: sysfs, debugfs, the module
  * parameters and a targets change that cannot go on come here.
  */
 #include <linux/mutex.h>
@@ -11,7 +10,6 @@
 /* kc_state_lock held: sampling could not start, or go on, after all. */
 void kc_sampling_failed(void)
 {
-	kc_reuse_stop();
 	WRITE_ONCE(kc_settings.enabled, false);
 }
 
@@ -23,13 +21,11 @@ int kc_set_enabled(bool on)
 	if (on != kc_settings.enabled) {
 		WRITE_ONCE(kc_settings.enabled, on);
 		if (on) {
-			kc_reuse_start();
 			ret = kc_sampler_start();
 			if (ret)
 				kc_sampling_failed();
 		} else {
 			kc_sampler_stop();
-			kc_reuse_stop();
 		}
 	}
 	mutex_unlock(&kc_state_lock);

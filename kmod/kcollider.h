@@ -260,9 +260,8 @@ bool kc_is_enabled(void);
 int kc_set_enabled(bool on);
 void kc_sampling_failed(void);
 
-/* reuse.c: frees of watched objects, hooked while sampling */
-void kc_reuse_start(void);
-void kc_reuse_stop(void);
+/* reuse.c: frees of watched objects, hooked from load to unload */
+void kc_reuse_init(void);
 void kc_reuse_exit(void);
 
 /* sysfs.c */

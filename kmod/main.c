@@ -46,6 +46,7 @@ static int __init kcollider_init(void)
 	if (ret)
 		goto err_filters_only;
 	kc_stall_init();
+	kc_reuse_init();
 	kc_context_init();
 	ret = kc_sites_init();
 	if (ret)

@@ -1239,6 +1239,8 @@ void kc_pool_start(void)
 		memset(kp, 0, sizeof(*kp));
 		kp->symbol_name = kc_withdraw_at[i];
 		kp->pre_handler = kc_pool_withdraw_hook;
+		/* unoptimized: no text_poke_bp() at every enable and disable */
+		kp->post_handler = kc_probe_post;
 		ret = register_kprobe(kp);
 		kc_withdraw_hooked[i] = !ret;
 		if (ret && (i == 0 || ret != -ENOENT)) {

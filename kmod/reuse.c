@@ -60,9 +60,21 @@ static int kc_bulk_free_pre(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
+/*
+ * A post-handler, even empty, keeps kprobes from optimizing the probe:
+ * the optimizer would patch in a jump with text_poke_bp(), whose passing
+ * int3 a TCG vCPU can keep running from a stale translation.
+ */
+static void kc_bulk_free_post(struct kprobe *p, struct pt_regs *regs,
+			      unsigned long flags)
+{
+}
+NOKPROBE_SYMBOL(kc_bulk_free_post);
+
 static struct kprobe kc_bulk_free_probe = {
 	.symbol_name = "kmem_cache_free_bulk",
 	.pre_handler = kc_bulk_free_pre,
+	.post_handler = kc_bulk_free_post,
 };
 
 /*
@@ -88,11 +100,15 @@ static unsigned int kc_bulk_free_offset(void)
 static bool kc_free_hooks_on;
 static bool kc_bulk_free_hooked;
 
-/* Hooked only while sampling. */
-void kc_reuse_start(void)
+/*
+ * Hooked from load to unload, not only while sampling: registering a
+ * tracepoint's first probe flips its static key, which patches every
+ * call site of kfree()'s tracepoint with text_poke_bp(), and doing that
+ * at every enable and disable would patch hot code while other CPUs run
+ * it. The handlers cost a load while no window is open.
+ */
+void kc_reuse_init(void)
 {
-	if (kc_free_hooks_on)
-		return;
 	if (register_trace_kfree(kc_trace_kfree, NULL))
 		pr_warn("cannot hook kfree: memory reuse goes unseen\n");
 	if (register_trace_kmem_cache_free(kc_trace_cache_free, NULL))
@@ -104,25 +120,16 @@ void kc_reuse_start(void)
 	kc_free_hooks_on = true;
 }
 
-void kc_reuse_stop(void)
+void kc_reuse_exit(void)
 {
 	if (!kc_free_hooks_on)
 		return;
 	unregister_trace_kfree(kc_trace_kfree, NULL);
 	unregister_trace_kmem_cache_free(kc_trace_cache_free, NULL);
-	if (kc_bulk_free_hooked) {
+	if (kc_bulk_free_hooked)
 		unregister_kprobe(&kc_bulk_free_probe);
-		/* a kprobe is registered afresh: clear what the last run left */
-		kc_bulk_free_probe.addr = NULL;
-		kc_bulk_free_probe.flags = 0;
-		kc_bulk_free_hooked = false;
-	}
 	/* no probe of ours runs after this */
 	tracepoint_synchronize_unregister();
+	kc_bulk_free_hooked = false;
 	kc_free_hooks_on = false;
-}
-
-void kc_reuse_exit(void)
-{
-	kc_reuse_stop();
 }

@@ -45,7 +45,7 @@ static bool not_a_site(const char *line)
 }
 
 /*
- * Enabled breakpoints of the sampler. While sampling, the memory-reuse
+ * Enabled breakpoints of the sampler. From load to unload the memory-reuse
  * filter also holds a probe on kmem_cache_free_bulk(): not one of them.
  */
 static int kprobes_enabled(void)
@@ -612,6 +612,47 @@ static bool kprobe_optimized(unsigned long addr, int ms)
 		usleep(20000);
 	}
 	return false;
+}
+
+/* The kprobes list's address of a probe on @where ("func+"), or 0. */
+static unsigned long kprobe_listed_at(const char *where)
+{
+	char *line, *save;
+
+	if (kc_read_file(KPROBES_LIST, buf, sizeof(buf)) < 0)
+		return 0;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (strstr(line, where))
+			return strtoul(line, NULL, 16);
+	return 0;
+}
+
+/*
+ * The memory-reuse filter's hooks stay in from load to unload: hooking
+ * the kfree tracepoints flips their static keys, which the kernel patches
+ * with text_poke_bp(), and under TCG a stale translation of its passing
+ * int3 loops every CPU that runs it. For the same reason the detector's
+ * own kprobes are never optimized, sampling or not.
+ */
+TEST_F(engine, own_hooks_stay_in_and_are_never_optimized)
+{
+	unsigned long bulk = kprobe_listed_at(" kmem_cache_free_bulk+");
+	int round;
+
+	ASSERT_NE(0, bulk) TH_LOG("no memory-reuse probe after load");
+	ASSERT_EQ(0, load_planted())
+		TH_LOG("load kc_planted: %s", strerror(errno));
+	ASSERT_EQ(0, kc_write_attr("targets", "kc_planted:kc_r1_*"));
+	for (round = 0; round < 2; round++) {
+		ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+		EXPECT_FALSE(kprobe_optimized(bulk, 1000)) TH_LOG("round %d", round);
+		ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+		EXPECT_EQ(bulk, kprobe_listed_at(" kmem_cache_free_bulk+"))
+			TH_LOG("round %d: the probe went with sampling", round);
+	}
+	ASSERT_EQ(0, kc_write_attr("targets", "clear"));
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
 }
 
 /* The planted module's text: from its first function to past its last. */
