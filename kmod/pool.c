@@ -436,8 +436,8 @@ static bool kc_text_cmpxchg(unsigned long addr, u8 old, u8 new)
  * a stale int3 until it runs, and once its probe is unregistered kprobes
  * retries it forever (a CPU stuck on an int3 that memory no longer
  * holds). Writing the same byte again through an alias
- * of the page is a write QEMU notices: it drops every translation of the
- * page. On hardware nothing changes.
+ * of the page is a write QEMU notices: it drops every translation that
+ * holds that byte. On hardware nothing changes.
  */
 static void kc_probe_scrub(struct kc_probe *p)
 {
@@ -654,8 +654,8 @@ static void kc_probe_remove(struct kc_probe *p)
 	if (!IS_ERR(kc_probe_wrapper(p))) {
 		/*
 		 * Its first hit put the byte back (out_ns is set only then):
-		 * under TCG a write drops every translation of the page, so
-		 * none that is not needed.
+		 * under TCG a write drops every translation of the code it
+		 * lands in, so none that is not needed.
 		 */
 		if (!READ_ONCE(p->out_ns)) {
 			kc_alias_cmpxchg(p->alias, INT3_INSN_OPCODE,
