@@ -75,23 +75,38 @@ alternate() {
 }
 
 # The real workload: pipes, unix socket pairs, directories, dentries and
-# renames on tmpfs, fork, futex, mmap and signal queues, one instance of
-# each, for REAL seconds. The kernel log is followed from the start, so a
-# log buffer that wraps loses nothing.
+# renames on tmpfs, file writes there, fork, futex, mmap and signal queues,
+# one instance of each, for REAL seconds, and a monitor that polls the
+# tmpfs' free blocks, as node exporters do. The kernel log is followed from the
+# start, so a log buffer that wraps loses nothing.
 real_secs=${BENCH_KCSAN_REAL:-300}
 parts=${BENCH_KCSAN_PARTS:-planted real}
 part() { [[ " $parts " == *" $1 "* ]]; }
 
+# statfs() of a tmpfs with a size sums its used-block counter over the
+# CPUs (__percpu_counter_sum()), while the file writers' CPUs add to their
+# own copies.
+real_monitor() {
+	while :; do
+		stat -f "$1" > /dev/null
+	done
+}
+
 real_workload() {
-	local name=$1 dir=$TMPDIR/real
+	local name=$1 dir=$TMPDIR/real monitor
 	mkdir -p "$dir"
 	mountpoint -q "$dir" || mount -t tmpfs -o size=256M tmpfs "$dir" || exit 1
 	echo "kc-bench: real start $name" > /dev/kmsg
+	real_monitor "$dir" &
+	monitor=$!
 	stress-ng --timeout "${real_secs}s" --metrics-brief --temp-path "$dir" \
 		--pipe 1 --sockpair 1 --dir 1 --dentry 1 --rename 1 \
+		--hdd 1 --hdd-bytes 8M \
 		--fork 1 --futex 1 --mmap 1 --mmap-bytes 16M --sigq 1 \
 		> "$out/stress-ng-$name.log" 2>&1 ||
 		echo "# real: a stressor failed (stress-ng exit $?): the $name run ran short"
+	kill "$monitor" 2> /dev/null
+	wait "$monitor" 2> /dev/null
 	echo "kc-bench: real end $name" > /dev/kmsg
 	tail -12 "$out/stress-ng-$name.log"
 }
