@@ -5,7 +5,11 @@
 # over the planted-race scenarios, default detector settings.
 #  - R scenarios: TRIALS trials each; a trial loads kcollider fresh,
 #    targets the scenario's functions, runs the scenario and stops it at
-#    the first report (polled every 0.1 s) or after BUDGET seconds.
+#    the first report (polled every 0.1 s) or after BUDGET seconds. The
+#    seconds to the first report are the kernel log's: from a marker
+#    written just before the scenario starts to the report's first line,
+#    as bench-kcsan.sh times KCSAN's. A poll that forks grep and sleep
+#    under TCG would add its own latency to the figure.
 #  - N scenarios: one run of NSECS seconds each; every report counts.
 #  - B, M and F scenarios (bench-kcsan.sh asks for them) run as R trials:
 #    a report is a detection, whatever the catalogue expects of it.
@@ -88,6 +92,15 @@ declare -A funcs=(
 [ $# -gt 0 ] || set -- r1 r2 r3 r4 r5 r6 r7 r8 r9 r10 r11 r12 n1 n2 n3 n4 n5 n6 n7
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
+# Seconds from the log line holding $1 to the next report, by the log's
+# timestamps; empty if either is not in the log.
+log_first_report() {
+	dmesg | awk -v m="$1" '
+	function ts(l) { sub(/^\[ */, "", l); sub(/\].*/, "", l); return l + 0 }
+	index($0, m) { t0 = ts($0); on = 1; next }
+	on && /BUG: KCOLLIDER: / { printf "%.3f\n", ts($0) - t0; exit }'
+}
+markers=0
 stat_of() { sed -n "s/^$1 //p" /sys/kernel/debug/kcollider/stats; }
 nreports() { grep -c '^BUG: KCOLLIDER: ' "$reports"; }
 class_of() {
@@ -118,8 +131,11 @@ stop_detector() {
 }
 
 r_trial() {
-	local sc=$1 trial=$2 pid t0 t=0 detected=0 title=""
+	local sc=$1 trial=$2 pid t0 t=0 detected=0 title="" mark logged
 	start_detector "$sc" || return 1
+	markers=$((markers + 1))
+	mark="kc-detect: start $sc trial $trial ($$.$markers)"
+	echo "$mark" > /dev/kmsg
 	t0=$(now_ms)
 	echo "$sc $((budget * 1000))" > "$run" &
 	pid=$!
@@ -138,6 +154,10 @@ r_trial() {
 		detected=1
 	fi
 	title=$(grep -m1 '^BUG: KCOLLIDER: ' "$reports" | sed 's/^BUG: KCOLLIDER: //; s/,/;/g')
+	# the poll's time only where the log lost the marker or the report
+	logged=$(log_first_report "$mark")
+	[ $detected = 1 ] && [ -n "$logged" ] &&
+		t=$(awk -v s="$logged" 'BEGIN { printf "%d", s * 1000 }')
 	echo "$sc,R,$trial,$detected,$(awk -v t="$t" 'BEGIN { printf "%.2f", t / 1000 }'),$(nreports),$(stat_of samples),$title,$(class_of)" >> "$out"
 	stop_detector
 }
