@@ -33,9 +33,9 @@
  * interrupted at the very address of its last tick, an address we armed
  * since load whose byte is no int3, writes that page again (the same
  * byte, with cmpxchg) through a mapping of its own: a write QEMU notices
- * drops every translation that holds the byte. A hard interrupt cannot map a page
- * with vmap(), so each CPU owns a page of address space mapped at load,
- * whose PTE it points at the page for the write and back. A CPU running
+ * drops every translation that holds the byte. A hard interrupt cannot
+ * map a page with vmap(), so each CPU owns a page of address space mapped
+ * at load, whose PTE it points at the page for the write and back. A CPU running
  * legitimately at one site on two ticks costs one write of a byte with
  * its own value.
  *
