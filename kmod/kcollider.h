@@ -440,6 +440,7 @@ unsigned int kc_watch_holding(struct kc_slot *slot);
 bool kc_addr_is_detector(unsigned long addr, unsigned int size);
 int kc_addr_refusal(unsigned long addr, unsigned int size);
 int kc_percpu_owner(unsigned long addr, unsigned long *offset);
+int kc_percpu_owner_chunk(unsigned long addr, unsigned long *offset);
 bool kc_addr_is_kasan_shadow(unsigned long addr);
 
 /* context.c */

@@ -664,6 +664,25 @@ void kc_report_describe_object(struct kc_report *r)
 		kc_describe_slab(r, head);
 }
 
+/*
+ * A vmalloc address may be a later chunk's per-CPU data: which copy it is
+ * takes the vmalloc lock, so it is found here, not in the stall.
+ */
+static void kc_describe_vmalloc(struct kc_report *r)
+{
+	unsigned long off;
+	int cpu;
+
+	if (r->obj_kind != KC_OBJ_VMALLOC)
+		return;
+	cpu = kc_percpu_owner_chunk(r->addr, &off);
+	if (cpu < 0)
+		return;
+	r->obj_kind = KC_OBJ_PERCPU;
+	r->obj_cpu = cpu;
+	r->obj_start = off;
+}
+
 static void kc_out_object(const struct kc_report *r)
 {
 	kc_out("%s%s: ", KC_REPORT_TOOL_LINE, KC_REPORT_KEY_OBJECT);
@@ -777,6 +796,7 @@ static void kc_report_one(struct kc_report *r)
 				return;
 		}
 	}
+	kc_describe_vmalloc(r);
 	/* before dedup: the counter history must see every race */
 	filter = kc_filters_classify(r);
 	if (kc_dedup_suppress(r->sampled.ip, r->has_racer ? r->racer.ip : 0)) {

@@ -29,6 +29,7 @@
 #include <linux/perf_event.h>
 #include <linux/seq_file.h>
 #include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
 #include <linux/smp.h>
 #include <asm/debugreg.h>
 #include <asm/hw_breakpoint.h>
@@ -889,6 +890,65 @@ int kc_percpu_owner(unsigned long addr, unsigned long *offset)
 }
 
 /*
+ * Later chunks of dynamic per-CPU data are vmalloc space: one area per
+ * group of units, laid out as the first chunk's groups are, the units in
+ * the same order. Found by the area's allocator (pcpu_get_vm_areas()).
+ */
+static struct vm_struct *(*kc_find_vm_area)(const void *addr);
+static unsigned long kc_pcpu_vm_caller;
+
+/* Whether a group of units may start @off past the first chunk's base. */
+static bool kc_percpu_group_start(unsigned long off)
+{
+	unsigned long u;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		u = per_cpu_offset(cpu) - kc_percpu_span_lo;
+		if (off && u < off && u + kc_percpu_unit >= off)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Whose copy of per-CPU data in a later chunk @addr is, and the offset in
+ * its unit; -1 if @addr is not in one, or if the layout leaves the unit's
+ * owner ambiguous. It takes the vmalloc lock: for reports, in process
+ * context.
+ */
+int kc_percpu_owner_chunk(unsigned long addr, unsigned long *offset)
+{
+	unsigned long base, size, in_area, unit_off;
+	struct vm_struct *vm;
+	int cpu, owner = -1;
+
+	if (!kc_percpu_unit || !kc_find_vm_area || !kc_pcpu_vm_caller ||
+	    !is_vmalloc_addr((void *)addr))
+		return -1;
+	vm = kc_find_vm_area((void *)addr);
+	if (!vm || (unsigned long)READ_ONCE(vm->caller) != kc_pcpu_vm_caller)
+		return -1;
+	base = (unsigned long)READ_ONCE(vm->addr);
+	size = READ_ONCE(vm->size);
+	if (addr < base || addr - base >= size)
+		return -1;
+	in_area = rounddown(addr - base, kc_percpu_unit);
+	for_each_possible_cpu(cpu) {
+		unit_off = per_cpu_offset(cpu) - kc_percpu_span_lo;
+		if (unit_off < in_area ||
+		    !kc_percpu_group_start(unit_off - in_area))
+			continue;
+		if (owner >= 0)
+			return -1;
+		owner = cpu;
+	}
+	if (owner >= 0)
+		*offset = addr - base - in_area;
+	return owner;
+}
+
+/*
  * The per-CPU pointers of our breakpoints, read by the arming IPI: dynamic
  * per-CPU data, in the first chunk or in a later one (vmalloc space).
  */
@@ -942,6 +1002,8 @@ static void kc_percpu_bounds_init(void)
 	if (!unit || unit > SZ_64M || dr7 >= unit)
 		return;
 	kc_percpu_unit = unit;
+	kc_find_vm_area = (void *)kc_lookup_function("find_vm_area");
+	kc_pcpu_vm_caller = kc_lookup_function("pcpu_get_vm_areas");
 	kc_percpu_deny_end = unit;
 	kc_percpu_span_lo = lo;
 	kc_percpu_span_hi = hi + unit;
