@@ -28,7 +28,9 @@
 
 /*
  * The two files and the module in place, then @loader: the boot's module
- * loader, or a modprobe command; its output in $TMPDIR/kc_boot/out.
+ * loader, or a modprobe command; its output in $TMPDIR/kc_boot/out. The
+ * whole of /lib/modules is replaced: a self-built test kernel
+ * (KERNEL=debug) has no directory there to mount on.
  */
 static int load_with(const char *options, const char *loader)
 {
@@ -44,7 +46,7 @@ static int load_with(const char *options, const char *loader)
 		 "echo 'options kcollider %s' > $root/etc/modprobe.d/kcollider.conf; "
 		 "echo kcollider > $root/etc/modules-load.d/kcollider.conf; "
 		 "exec unshare -m sh -c \"set -e; mount --make-rprivate /; "
-		 "mount --bind $root/lib/modules/$rel /lib/modules/$rel; "
+		 "mount --bind $root/lib/modules /lib/modules; "
 		 "mount --bind $root/etc/modprobe.d /etc/modprobe.d; "
 		 "mount --bind $root/etc/modules-load.d /etc/modules-load.d; "
 		 "exec %s\" > $root/out 2>&1",
