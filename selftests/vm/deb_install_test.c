@@ -95,6 +95,9 @@ TEST_F_TIMEOUT(deb, packages_build_the_module_for_the_running_kernel, 1500)
 	char cmd[512], buf[256];
 	struct utsname u;
 
+	/* 6.1's harness runs the test even when its setup skipped */
+	if (!self->base[0])
+		SKIP(return, "its setup skipped it (not in the VM, or no headers for DKMS)");
 	ASSERT_EQ(0, uname(&u));
 	/* what README's Installing says, from the files of make deb */
 	ASSERT_EQ(0, in_root(self->root,
