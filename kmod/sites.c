@@ -130,6 +130,9 @@ static unsigned long kc_denied_funcs;
 static unsigned long kc_picks_running;
 static unsigned long kc_picks_uniform;
 static unsigned long kc_picks_callee;
+/* what picking cost the armer, and the functions it looked up for it */
+static u64 kc_pick_ns;
+static unsigned long kc_running_lookups;
 static struct kc_running_fn kc_running[KC_RUNNING_FNS];
 
 /* The decode buffer of builds, which kc_sites_lock serializes. */
@@ -856,7 +859,10 @@ static struct kc_running_fn *kc_running_note(struct kc_range *r,
 		if (!kc_running_fresh(fn))
 			slot = slot ?: fn;
 	}
-	if (!slot || !kc_symbol_in(pc, sym, &start, &size, true))
+	if (!slot)
+		return NULL;
+	kc_running_lookups++;
+	if (!kc_symbol_in(pc, sym, &start, &size, true))
 		return NULL;
 	/* a slot is found only once it is whole */
 	slot->range = NULL;
@@ -944,6 +950,7 @@ static unsigned long kc_pick_running(void)
 unsigned long kc_sites_pick(void)
 {
 	unsigned long addr = 0, first = 0, idx;
+	u64 t0 = ktime_get_ns();
 	int tries = 0, light = 0;
 	struct kc_range *r;
 
@@ -973,6 +980,7 @@ unsigned long kc_sites_pick(void)
 			break;
 		}
 	}
+	kc_pick_ns += ktime_get_ns() - t0;
 	mutex_unlock(&kc_sites_lock);
 	return addr ?: first;
 }
@@ -1075,11 +1083,16 @@ void kc_sites_stats(struct seq_file *m)
 	seq_printf(m, "sites %lu\nsites_refused %lu\nsites_bytes %lu\n"
 		   "sites_build_ms %llu\nfuncs_denied %lu\npicks_running %lu\n"
 		   "picks_uniform %lu\npicks_callee %lu\n"
-		   "sites_block_starts %lu\n",
+		   "sites_block_starts %lu\npick_us_mean %llu\n"
+		   "running_lookups %lu\n",
 		   kc_nr_sites, refused, kc_build_bytes,
 		   div_u64(kc_build_ns, NSEC_PER_MSEC), kc_denied_funcs,
 		   kc_picks_running, kc_picks_uniform, kc_picks_callee,
-		   kc_block_start_sites);
+		   kc_block_start_sites,
+		   div64_u64(kc_pick_ns, max_t(unsigned long, kc_picks_running +
+					       kc_picks_uniform, 1) *
+				     NSEC_PER_USEC),
+		   kc_running_lookups);
 	mutex_unlock(&kc_sites_lock);
 }
 
