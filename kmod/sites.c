@@ -68,6 +68,15 @@
 #define KC_RUNNING_FNS		64
 #define KC_RUNNING_DRAWS	4
 /*
+ * Functions looked up stay known after their ticks stop, the least lately
+ * seen forgotten first, those with nothing to pick included (no site and
+ * no targeted callee of their own): a lookup (the symbol, the function's
+ * sites, a decode of its first bytes for callees) costs the armer far
+ * more than a scan of what it knows, and the same functions keep coming
+ * back in the ticks.
+ */
+#define KC_RUNNING_KNOWN	256
+/*
  * A function found running runs its callees too, and a short one (an
  * accessor, a helper the compiler did not inline) is seldom what a tick
  * interrupts: its time ends in its caller's frame, or in a return thunk
@@ -88,6 +97,7 @@ struct kc_running_fn {
 	unsigned long start, end;	/* the function's text */
 	unsigned long lo, hi;		/* its sites in the range */
 	unsigned long seen;		/* jiffies of its last tick */
+	bool worth;			/* sites or callees to pick from */
 	unsigned int nr_callees;
 	struct kc_callee callees[KC_RUNNING_CALLEES];
 };
@@ -133,7 +143,7 @@ static unsigned long kc_picks_callee;
 /* what picking cost the armer, and the functions it looked up for it */
 static u64 kc_pick_ns;
 static unsigned long kc_running_lookups;
-static struct kc_running_fn kc_running[KC_RUNNING_FNS];
+static struct kc_running_fn kc_running[KC_RUNNING_KNOWN];
 
 /* The decode buffer of builds, which kc_sites_lock serializes. */
 static u8 *kc_code;
@@ -769,8 +779,9 @@ static unsigned long kc_range_lower(const struct kc_range *r, u32 off)
 /* Under kc_sites_lock: a slot holding a function seen running lately. */
 static bool kc_running_fresh(const struct kc_running_fn *fn)
 {
-	return fn->range && !time_after(jiffies, fn->seen +
-					msecs_to_jiffies(KC_RUNNING_AGE_MS));
+	return fn->range && fn->worth &&
+	       !time_after(jiffies, fn->seen +
+			   msecs_to_jiffies(KC_RUNNING_AGE_MS));
 }
 
 /* Under kc_sites_lock: @r's sites in [@start, @end) as [*lo, *hi). */
@@ -837,35 +848,22 @@ static void kc_running_find_callees(struct kc_running_fn *fn)
 	}
 }
 
-/*
- * Under kc_sites_lock: the running function holding @pc, found again or
- * added with its sites; NULL if it has none or the set is full of fresh
- * ones.
- */
-static struct kc_running_fn *kc_running_note(struct kc_range *r,
-					     unsigned long pc)
+/* Under kc_sites_lock: whether @fn is to go before @other. */
+static bool kc_running_older(const struct kc_running_fn *fn,
+			     const struct kc_running_fn *other)
 {
-	struct kc_running_fn *fn, *slot = NULL;
-	unsigned long start, size, lo, hi;
-	char sym[KSYM_SYMBOL_LEN];
-	int i;
+	if (!other->range)
+		return false;
+	return !fn->range || time_before(fn->seen, other->seen);
+}
 
-	for (i = 0; i < KC_RUNNING_FNS; i++) {
-		fn = &kc_running[i];
-		if (fn->range == r && pc >= fn->start && pc < fn->end) {
-			fn->seen = jiffies;
-			return fn;
-		}
-		if (!kc_running_fresh(fn))
-			slot = slot ?: fn;
-	}
-	if (!slot)
-		return NULL;
-	kc_running_lookups++;
-	if (!kc_symbol_in(pc, sym, &start, &size, true))
-		return NULL;
-	/* a slot is found only once it is whole */
-	slot->range = NULL;
+/* Under kc_sites_lock: @slot filled in for the function at @start. */
+static void kc_running_look_up(struct kc_running_fn *slot,
+			       struct kc_range *r, unsigned long start,
+			       unsigned long size)
+{
+	unsigned long lo, hi;
+
 	if (!kc_range_sites(r, start, start + size, &lo, &hi))
 		lo = hi = 0;
 	slot->lo = lo;
@@ -874,11 +872,48 @@ static struct kc_running_fn *kc_running_note(struct kc_range *r,
 	slot->end = start + size;
 	kc_running_find_callees(slot);
 	/* a dispatcher without accesses of its own is worth its callees */
-	if (lo == hi && !slot->nr_callees)
-		return NULL;
+	slot->worth = lo < hi || slot->nr_callees;
 	slot->range = r;
-	slot->seen = jiffies;
-	return slot;
+}
+
+/* Under kc_sites_lock: @fn seen again; itself if it has sites to pick. */
+static struct kc_running_fn *kc_running_seen(struct kc_running_fn *fn)
+{
+	fn->seen = jiffies;
+	return fn->worth ? fn : NULL;
+}
+
+/*
+ * Under kc_sites_lock: the running function holding @pc, found again or
+ * looked up; NULL if it has no sites to pick, or if it is new and the set
+ * is full of fresh ones.
+ */
+static struct kc_running_fn *kc_running_note(struct kc_range *r,
+					     unsigned long pc)
+{
+	struct kc_running_fn *fn, *slot = NULL;
+	unsigned int i, fresh = 0;
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned long start, size;
+
+	for (i = 0; i < KC_RUNNING_KNOWN; i++) {
+		fn = &kc_running[i];
+		if (fn->range == r && pc >= fn->start && pc < fn->end)
+			return kc_running_seen(fn);
+		if (kc_running_fresh(fn))
+			fresh++;
+		else if (!slot || kc_running_older(fn, slot))
+			slot = fn;
+	}
+	if (!slot || fresh >= KC_RUNNING_FNS)
+		return NULL;
+	kc_running_lookups++;
+	if (!kc_symbol_in(pc, sym, &start, &size, true))
+		return NULL;
+	/* a slot is found only once it is whole */
+	slot->range = NULL;
+	kc_running_look_up(slot, r, start, size);
+	return kc_running_seen(slot);
 }
 
 /* Under kc_sites_lock: the targeted frames of a few recent ticks noted. */
@@ -914,7 +949,7 @@ static unsigned long kc_pick_running(void)
 	bool callee;
 
 	kc_running_refresh();
-	for (i = 0; i < KC_RUNNING_FNS; i++)
+	for (i = 0; i < KC_RUNNING_KNOWN && nr < KC_RUNNING_FNS; i++)
 		if (kc_running_fresh(&kc_running[i]))
 			fresh[nr++] = &kc_running[i];
 	for (tries = 0; nr && tries < KC_RUNNING_SITE_TRIES; tries++) {
