@@ -171,8 +171,6 @@ for rate in $rates; do
 		set -- $(block $block_s)
 		cpu=$((cpu + $(threads_ns) - c0))
 		echo 0 > $sys/enabled
-		# cost_ms starts again at every enable: one round's, summed
-		cost=$((cost + $(stat cost_ms)))
 		ratios="$ratios $(echo "$1 / $off" | bc -l)"
 		ton=$(echo "$ton + $2" | bc -l)
 		non=$((non + $3))
