@@ -169,7 +169,10 @@ static int kc_stats_show(struct seq_file *m, void *v)
 	kc_profile_stats(m);
 	kc_pool_stats(m);
 	kc_sampler_stats(m);
-	seq_printf(m, "samples %ld\nstall_us %ld\nloop_waits %ld\n"
+	seq_printf(m, "samples %ld\nstall_us %ld\nstall_queued_us %ld\n"
+		   "stall_arm_us %ld\n"
+		   "stall_window_us %ld\nstall_sleeps %ld\n"
+		   "stall_sleep_late_us %ld\nloop_waits %ld\n"
 		   "watch_full %ld\nwatch_partial %ld\n"
 		   "window_partial %ld\n"
 		   "races %ld\nunknown_origin %ld\n"
@@ -180,6 +183,11 @@ static int kc_stats_show(struct seq_file *m, void *v)
 		   "racers_stepping %ld\n",
 		   atomic_long_read(&s->samples),
 		   atomic_long_read(&s->stall_us),
+		   atomic_long_read(&s->stall_queued_us),
+		   atomic_long_read(&s->stall_arm_us),
+		   atomic_long_read(&s->stall_window_us),
+		   atomic_long_read(&s->stall_sleeps),
+		   atomic_long_read(&s->stall_sleep_late_us),
 		   atomic_long_read(&s->loop_waits),
 		   atomic_long_read(&s->watch_full),
 		   atomic_long_read(&s->watch_partial),

@@ -82,6 +82,12 @@ enum kc_skip {
 struct kc_stats {
 	atomic_long_t samples;
 	atomic_long_t stall_us;	/* time sampled threads were held */
+	atomic_long_t stall_queued_us;	/* of it, runnable behind others */
+	atomic_long_t stall_charged_us;	/* the rest: the budget's part */
+	atomic_long_t stall_arm_us;	/* of it, until the window opened */
+	atomic_long_t stall_window_us;	/* the windows themselves */
+	atomic_long_t stall_sleeps;	/* sleeps of sleeping windows */
+	atomic_long_t stall_sleep_late_us;	/* woken past their range */
 	atomic_long_t loop_waits;	/* back at a spent breakpoint at once */
 	atomic_long_t watch_full;
 	atomic_long_t watch_partial;

@@ -170,7 +170,8 @@ static unsigned int kc_pace;
  * The overhead budget: overhead_permille of the online CPUs' time may go
  * to the detector, and the rate it buys is spent, sample_rate being only
  * a cap. Its cost, counted each stall period: the time sampled threads
- * were held, its int3 handler's time, and its own threads' CPU time
+ * were held (less what they queued for a busy CPU), its int3 handler's
+ * time, and its own threads' CPU time
  * (arming, retiring, scrubbing, registering). What it cannot see is not
  * counted: a trap's entry and exit, the watch IPIs on other CPUs.
  */
@@ -582,8 +583,9 @@ static u64 kc_task_runtime(struct task_struct *t)
  */
 static void kc_cost_parts(u64 *part, bool threads)
 {
-	part[KC_COST_STALL] = (u64)atomic_long_read(&kc_stats.stall_us) *
-			      NSEC_PER_USEC;
+	part[KC_COST_STALL] =
+		(u64)atomic_long_read(&kc_stats.stall_charged_us) *
+		NSEC_PER_USEC;
 	part[KC_COST_HANDLER] = kc_sum64(offsetof(struct kc_cpu_counts,
 						  handler_ns));
 	part[KC_COST_POOL_WORK] = kc_pool_work_ns();

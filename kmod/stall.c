@@ -684,6 +684,7 @@ static bool kc_can_sleep(void)
  */
 static void kc_sleep_range(unsigned long min_us, unsigned long max_us)
 {
+	u64 start = ktime_get_mono_fast_ns(), us;
 #ifdef CONFIG_BLOCK
 	struct blk_plug *plug = current->plug;
 
@@ -693,6 +694,11 @@ static void kc_sleep_range(unsigned long min_us, unsigned long max_us)
 #else
 	usleep_range(min_us, max_us);
 #endif
+	/* a loaded machine runs the woken thread late: what that costs */
+	us = div_u64(ktime_get_mono_fast_ns() - start, NSEC_PER_USEC);
+	atomic_long_inc(&kc_stats.stall_sleeps);
+	if (us > max_us)
+		atomic_long_add(us - max_us, &kc_stats.stall_sleep_late_us);
 }
 
 static unsigned int kc_window_us(bool sleep)
@@ -846,7 +852,7 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 	bool sleep = kc_can_sleep();
 	bool writes = s->insn.mem[0].access & KC_ACC_WRITE;
 	unsigned int us = kc_window_us(sleep);
-	u64 armed_us;
+	u64 armed_us, entered_us = kc_now_us(), opened_us;
 	/* not on the stack: the interrupted context's stack may be small */
 	struct kc_report *r = &s->report;
 	struct kc_window w = {
@@ -892,7 +898,10 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 	}
 	atomic_long_inc(w.complete ? &kc_stats.watch_full :
 				     &kc_stats.watch_partial);
+	opened_us = kc_now_us();
+	atomic_long_add(opened_us - entered_us, &kc_stats.stall_arm_us);
 	kc_wait_window(&w, sleep, us);
+	atomic_long_add(kc_now_us() - opened_us, &kc_stats.stall_window_us);
 	kc_window_check(&w);
 	/*
 	 * Read while still watched everywhere: disarming takes as long as
@@ -961,25 +970,51 @@ static void kc_wait_retired(unsigned long ip, unsigned int max_us)
 		kc_sleep_range(KC_RETIRE_POLL_US, KC_RETIRE_POLL_US + 50);
 }
 
-static void kc_count_stall(u64 start)
+/*
+ * The time the current thread has waited, runnable, for a CPU that ran
+ * other work. 0 without the scheduler's accounting: then a hold counts
+ * whole.
+ */
+static u64 kc_run_delay_ns(void)
+{
+#ifdef CONFIG_SCHED_INFO
+	return READ_ONCE(current->sched_info.run_delay);
+#else
+	return 0;
+#endif
+}
+
+static void kc_count_stall(u64 start, u64 run_delay)
 {
 	long us = div_u64(ktime_get_mono_fast_ns() - start, NSEC_PER_USEC);
+	long queued = div_u64(kc_run_delay_ns() - run_delay, NSEC_PER_USEC);
 
 	/* what the sampled thread paid: the stall the benchmarks report */
 	atomic_long_add(us, &kc_stats.stall_us);
+	/*
+	 * A sleeping window's thread, woken on a busy machine, queues behind
+	 * other threads: those CPUs were not idle, so the workload as a
+	 * whole lost nothing meanwhile. The overhead budget leaves that part
+	 * out; the stall governor, which keeps each thread's own slowdown,
+	 * counts the whole hold.
+	 */
+	queued = clamp(queued, 0L, us);
+	atomic_long_add(queued, &kc_stats.stall_queued_us);
+	/* one counter: the budget's differences must never go down */
+	atomic_long_add(us - queued, &kc_stats.stall_charged_us);
 	kc_held_add(us);
 }
 
 static void kc_wait_out(struct kc_waiter *w)
 {
-	u64 start = ktime_get_mono_fast_ns();
+	u64 start = ktime_get_mono_fast_ns(), run_delay = kc_run_delay_ns();
 
 	if (kc_can_sleep()) {
 		kc_wait_retired(w->ip, KC_RETIRE_WAIT_US);
 		atomic_long_inc(&kc_stats.loop_waits);
 	}
 	kc_mark_settle(w->mark, w->ip);
-	kc_count_stall(start);
+	kc_count_stall(start, run_delay);
 	WRITE_ONCE(w->task, NULL);
 	atomic_set_release(&w->busy, 0);
 	atomic_dec(&kc_stalls_in_flight);
@@ -990,7 +1025,7 @@ __visible void kc_stall(struct pt_regs *regs)
 {
 	struct kc_waiter *w = kc_waiter_find(current, regs->sp);
 	struct kc_sample *s;
-	u64 start = ktime_get_mono_fast_ns();
+	u64 start = ktime_get_mono_fast_ns(), run_delay = kc_run_delay_ns();
 
 	if (w) {
 		kc_wait_out(w);
@@ -1008,7 +1043,7 @@ __visible void kc_stall(struct pt_regs *regs)
 	else
 		kc_count_skip(KC_SKIP_RCU);
 	kc_mark_settle(s->mark, s->ip);
-	kc_count_stall(start);
+	kc_count_stall(start, run_delay);
 	kc_watch_release(s->slot);
 	kc_ctx_sampling(s - kc_samples, NULL);
 	WRITE_ONCE(s->task, NULL);

@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <elf.h>
 #include <limits.h>
+#include <sched.h>
 #include <sys/klog.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -293,10 +294,31 @@ FIXTURE_SETUP(engine)
 	self->loaded = true;
 }
 
+#define SCHED_FEATURES	"/sys/kernel/debug/sched/features"
+
+static bool wakeups_unpreempting;
+
+/*
+ * Whether a woken thread may preempt the running one at once. Without,
+ * it waits for the tick to end the running thread's slice, as it does on
+ * a busy machine where the running threads' slices are not yet used up.
+ */
+static int wakeup_preemption(bool on)
+{
+	int ret = kc_write_file(SCHED_FEATURES, on ? "WAKEUP_PREEMPTION" :
+						  "NO_WAKEUP_PREEMPTION");
+
+	if (!ret)
+		wakeups_unpreempting = !on;
+	return ret;
+}
+
 FIXTURE_TEARDOWN(engine)
 {
 	/* a test that stopped half-way leaves no foreign probe behind */
 	foreign_probe_del();
+	if (wakeups_unpreempting)
+		wakeup_preemption(true);
 	if (!self->loaded)
 		return;
 	kc_write_attr("enabled", "0");
@@ -1326,6 +1348,67 @@ TEST_F_TIMEOUT(engine, budget_holds_the_cost_on_a_hot_loop, 600)
 	 * would bound it.
 	 */
 	ASSERT_LE(cost, 3 * budget) TH_LOG("%s", buf);
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+}
+
+/* A process spinning on @cpu until killed; -1 on failure. */
+static pid_t spin_on(int cpu)
+{
+	cpu_set_t set;
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		_exit(1);
+	for (;;)
+		;
+}
+
+/*
+ * A sleeping window's thread, woken on a CPU another thread keeps busy,
+ * queues behind it: the overhead budget leaves that wait out (the CPU did
+ * the workload's work meanwhile), the stall governor's hold counts it.
+ * H1's thread runs on CPU 0, a spinner beside it, and a woken thread
+ * waits for the spinner's slice to end.
+ */
+TEST_F_TIMEOUT(engine, holds_queued_behind_busy_cpus_are_not_charged, 300)
+{
+	long stall, queued, cost;
+	pid_t spinner;
+	int status;
+
+	ASSERT_EQ(0, load_planted());
+	ASSERT_EQ(0, kc_write_attr("targets", "kc_planted:kc_h1_step"));
+	ASSERT_EQ(0, kc_write_attr("sample_rate", "200"));
+	/* neither governor in the way: the accounting alone is tested */
+	ASSERT_EQ(0, kc_write_attr("overhead_permille", "1000"));
+	ASSERT_EQ(0, kc_write_attr("stall_share_permille", "1000"));
+	ASSERT_EQ(0, wakeup_preemption(false)) TH_LOG("%s: %s",
+						     SCHED_FEATURES,
+						     strerror(errno));
+	spinner = spin_on(0);
+	ASSERT_LT(0, spinner);
+	ASSERT_EQ(0, kc_enable());
+	EXPECT_EQ(0, kc_write_file("/sys/kernel/debug/kc_planted/run",
+				   "h1 4000"));
+	EXPECT_EQ(0, kc_write_attr("enabled", "0"));
+	kill(spinner, SIGKILL);
+	ASSERT_EQ(spinner, waitpid(spinner, &status, 0));
+	ASSERT_EQ(0, wakeup_preemption(true));
+	stall = kc_stat("stall_us");
+	queued = kc_stat("stall_queued_us");
+	cost = kc_stat("cost_stall_ms");
+	TH_LOG("samples %ld, held %ld us, queued %ld us, charged %ld ms",
+	       kc_stat("samples"), stall, queued, cost);
+	ASSERT_GE(kc_stat("samples"), 20);
+	/* each wake waited for the spinner's slice: a good part of a hold */
+	ASSERT_GE(queued, stall / 10);
+	ASSERT_LE(queued, stall);
+	/* charged in whole periods, never the queued part */
+	ASSERT_LE(cost * 1000, stall - queued);
 	ASSERT_EQ(0, kc_unload_module("kc_planted"));
 }
 
