@@ -32,28 +32,21 @@ static int kc_marks_cmp(const void *a, const void *b)
 	return 0;
 }
 
-/* The name part of "func+0xoff/0xsize [mod]". */
-static void kc_marks_symbol(unsigned long addr, char *buf)
-{
-	char *plus;
-
-	sprint_symbol(buf, addr);
-	plus = strchr(buf, '+');
-	if (plus)
-		*plus = '\0';
-}
-
 /*
  * A range inside one function: DWARF's rows never cross one, and an
- * address nothing is at (a module since unloaded) is refused.
+ * address nothing is at (a module since unloaded), which kallsyms prints
+ * bare, without "+0xoff/0xsize", is refused.
  */
 static bool kc_marks_range_ok(const struct kc_marks_range *r)
 {
-	char a[KSYM_SYMBOL_LEN], b[KSYM_SYMBOL_LEN];
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned long off, size;
+	char *plus;
 
-	kc_marks_symbol(r->start, a);
-	kc_marks_symbol(r->start + r->len - 1, b);
-	return strncmp(a, "0x", 2) && !strcmp(a, b);
+	sprint_symbol(sym, r->start);
+	plus = strrchr(sym, '+');
+	return plus && sscanf(plus, "+%lx/%lx", &off, &size) == 2 &&
+	       r->len && off + r->len <= size;
 }
 
 /* Parses and checks every line of @buf into @out (NULL: count only). */

@@ -58,6 +58,8 @@ static struct kc_report kc_current;
 static struct kc_dedup_entry kc_dedup[KC_DEDUP_SLOTS];
 static char kc_text[KC_LOG_TEXT];
 static size_t kc_text_len;
+/* the two functions a report names: off the stack, which KASAN doubles */
+static char kc_name_a[KSYM_NAME_LEN + 64], kc_name_b[KSYM_NAME_LEN + 64];
 
 static DEFINE_MUTEX(kc_log_lock);
 static struct kc_log_record *kc_log;
@@ -464,7 +466,7 @@ static void kc_out_access(const struct kc_report *r, const struct kc_side *a,
 
 static void kc_out_header(const struct kc_report *r, const char *title)
 {
-	char fa[KSYM_NAME_LEN + 64], fb[KSYM_NAME_LEN + 64];
+	char *fa = kc_name_a, *fb = kc_name_b;
 
 	kc_out("%s\n", KC_REPORT_RULE);
 	if (!r->has_racer) {
@@ -746,13 +748,13 @@ static void kc_print(void)
 /* A benign race, by default: one line, counted, in dmesg and the log. */
 static void kc_out_benign_line(const struct kc_report *r, int filter, u64 seq)
 {
-	char fa[KSYM_NAME_LEN + 64], fb[KSYM_NAME_LEN + 64];
+	char *fa = kc_name_a, *fb = kc_name_b;
 
 	kc_func_name(r->sampled.ip, fa);
 	if (r->has_racer)
 		kc_func_name(r->racer.ip, fb);
 	else
-		strscpy(fb, "unknown", sizeof(fb));
+		strscpy(fb, "unknown", sizeof(kc_name_b));
 	kc_out("%sbenign: filter=%s sampled=%s racer=%s addr=0x%lx seq=%llu\n",
 	       KC_REPORT_TOOL_LINE, kc_filter_name(filter), fa, fb, r->addr,
 	       seq);

@@ -147,6 +147,12 @@ static struct kc_running_fn kc_running[KC_RUNNING_KNOWN];
 
 /* The decode buffer of builds, which kc_sites_lock serializes. */
 static u8 *kc_code;
+/*
+ * The running code's symbol lookups', under kc_sites_lock: on the
+ * armer's stack, two of them (a function and, looked up within it, a
+ * callee) and the running set took more than a frame may under KASAN.
+ */
+static char kc_running_sym[KSYM_SYMBOL_LEN];
 /* kc_code's offsets where a translated block starts (see below) */
 static unsigned long *kc_block_starts;
 /* sites of vmlinux left out for starting a block */
@@ -802,7 +808,6 @@ static void kc_running_add_callee(struct kc_running_fn *fn,
 {
 	struct kc_range *r = kc_range_at(target);
 	struct kc_callee *c = &fn->callees[fn->nr_callees];
-	char sym[KSYM_SYMBOL_LEN];
 	unsigned long start, size;
 	unsigned int i;
 
@@ -811,7 +816,7 @@ static void kc_running_add_callee(struct kc_running_fn *fn,
 	for (i = 0; i < fn->nr_callees; i++)
 		if (target == fn->callees[i].start)
 			return;
-	if (!kc_symbol_in(target, sym, &start, &size, true) ||
+	if (!kc_symbol_in(target, kc_running_sym, &start, &size, true) ||
 	    start != target ||
 	    !kc_range_sites(r, start, start + size, &c->lo, &c->hi))
 		return;
@@ -893,7 +898,6 @@ static struct kc_running_fn *kc_running_note(struct kc_range *r,
 {
 	struct kc_running_fn *fn, *slot = NULL;
 	unsigned int i, fresh = 0;
-	char sym[KSYM_SYMBOL_LEN];
 	unsigned long start, size;
 
 	for (i = 0; i < KC_RUNNING_KNOWN; i++) {
@@ -908,7 +912,7 @@ static struct kc_running_fn *kc_running_note(struct kc_range *r,
 	if (!slot || fresh >= KC_RUNNING_FNS)
 		return NULL;
 	kc_running_lookups++;
-	if (!kc_symbol_in(pc, sym, &start, &size, true))
+	if (!kc_symbol_in(pc, kc_running_sym, &start, &size, true))
 		return NULL;
 	/* a slot is found only once it is whole */
 	slot->range = NULL;
@@ -941,7 +945,9 @@ static void kc_running_refresh(void)
  */
 static unsigned long kc_pick_running(void)
 {
-	struct kc_running_fn *fresh[KC_RUNNING_FNS], *fn;
+	/* kc_sites_lock's, as kc_running_sym: off the armer's stack */
+	static struct kc_running_fn *fresh[KC_RUNNING_FNS];
+	struct kc_running_fn *fn;
 	unsigned long idx, lo, hi, first = 0;
 	const struct kc_callee *c;
 	int i, nr = 0, tries;
