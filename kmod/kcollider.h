@@ -3,7 +3,8 @@
  * Internal interfaces between the module's parts, one file per concern.
  * Calls go one way: targets -> sites; sampler -> pool, sites, stall;
  * pool -> rescue;
- * stall -> pool (is a breakpoint still spent), watch, context, report.
+ * stall -> pool (is a breakpoint still spent), watch, context, report;
+ * reuse -> pool (its kprobe's post-handler).
  *   main.c       load/unload
  *   state.c      the settings, the counters, the state lock (calls nothing)
  *   control.c    sampling on and off
@@ -379,6 +380,8 @@ void kc_pool_condemn(struct kprobe *kp);
 void kc_pool_scrub_disabled(void);
 void kc_pool_disarm_all(void);
 void kc_pool_drain(void);
+void kc_probe_post_none(struct kprobe *p, struct pt_regs *regs,
+			unsigned long flags);
 void kc_pool_drop_range(unsigned long start, unsigned long end);
 unsigned int kc_pool_armed(void);
 unsigned int kc_pool_reserve(void);

@@ -254,12 +254,17 @@ static int kc_probe_state(const struct kc_probe *p)
 	return atomic_read(&p->state);
 }
 
-/* A post-handler, even empty, keeps kprobes from optimizing the probe. */
-static void kc_probe_post(struct kprobe *p, struct pt_regs *regs,
-			  unsigned long flags)
+/*
+ * A post-handler, even empty, keeps kprobes from optimizing a probe: the
+ * optimizer would patch in a jump with text_poke_bp(), whose passing int3
+ * a TCG vCPU can keep running from a stale translation. Every kprobe of
+ * the module's has it, the free hooks' too.
+ */
+void kc_probe_post_none(struct kprobe *p, struct pt_regs *regs,
+			unsigned long flags)
 {
 }
-NOKPROBE_SYMBOL(kc_probe_post);
+NOKPROBE_SYMBOL(kc_probe_post_none);
 
 /* Lock-free: probes in any of @states (a mask of BIT(KC_PROBE_...)). */
 static unsigned int kc_pool_count_in(unsigned long states)
@@ -725,7 +730,7 @@ int kc_pool_add(unsigned long addr, unsigned long gen)
 	memset(&p->kp, 0, sizeof(p->kp));
 	p->kp.addr = (kprobe_opcode_t *)addr;
 	p->kp.pre_handler = kc_pool_handler;
-	p->kp.post_handler = kc_probe_post;
+	p->kp.post_handler = kc_probe_post_none;
 	p->kp.flags = KPROBE_FLAG_DISABLED;
 	kc_probe_reset(p);
 	p->visit = false;
@@ -1240,7 +1245,7 @@ void kc_pool_start(void)
 		kp->symbol_name = kc_withdraw_at[i];
 		kp->pre_handler = kc_pool_withdraw_hook;
 		/* unoptimized: no text_poke_bp() at every enable and disable */
-		kp->post_handler = kc_probe_post;
+		kp->post_handler = kc_probe_post_none;
 		ret = register_kprobe(kp);
 		kc_withdraw_hooked[i] = !ret;
 		if (ret && (i == 0 || ret != -ENOENT)) {

@@ -60,21 +60,10 @@ static int kc_bulk_free_pre(struct kprobe *p, struct pt_regs *regs)
 	return 0;
 }
 
-/*
- * A post-handler, even empty, keeps kprobes from optimizing the probe:
- * the optimizer would patch in a jump with text_poke_bp(), whose passing
- * int3 a TCG vCPU can keep running from a stale translation.
- */
-static void kc_bulk_free_post(struct kprobe *p, struct pt_regs *regs,
-			      unsigned long flags)
-{
-}
-NOKPROBE_SYMBOL(kc_bulk_free_post);
-
 static struct kprobe kc_bulk_free_probe = {
 	.symbol_name = "kmem_cache_free_bulk",
 	.pre_handler = kc_bulk_free_pre,
-	.post_handler = kc_bulk_free_post,
+	.post_handler = kc_probe_post_none,	/* never optimized */
 };
 
 /*
