@@ -3,8 +3,9 @@
  * Internal interfaces between the module's parts, one file per concern.
  * Calls go one way: targets -> sites; sampler -> pool, sites, stall;
  * pool -> rescue;
- * stall -> pool (is a breakpoint still spent), watch, context, report;
- * reuse -> pool (its kprobe's post-handler).
+ * stall -> pool (is a breakpoint still spent), watch, context, locks,
+ * report; watch -> context, locks; report -> locks; reuse -> pool (its
+ * kprobe's post-handler).
  *   main.c       load/unload
  *   state.c      the settings, the counters, the state lock (calls nothing)
  *   control.c    sampling on and off
@@ -20,6 +21,7 @@
  *   trampoline.S the IRET-frame trampoline that runs the stall in context
  *   watch.c      hardware watchpoint slots, cross-CPU arming, the #DB hook
  *   context.c    context classification and unwinding of both sides
+ *   locks.c      the locks each side held, on lockdep kernels
  *   report.c     report records, dedup, printing, the debugfs record log
  *   filters.c    benign-race classification, the suppress list
  *   reuse.c      frees of watched objects (the memory-reuse filter's facts)
@@ -47,6 +49,7 @@
 #define KC_STACK_DEPTH		16
 #define KC_MAX_PROBES		256
 #define KC_MAX_SPECS		64
+#define KC_MAX_HELD		6
 
 /* Settings; written under kc_state_lock, read locklessly. */
 struct kc_settings {
@@ -121,6 +124,13 @@ enum kc_ctx {
 	KC_CTX_NMI,
 };
 
+/* A lock a side held (locks.c): its lockdep map, compared, not followed */
+struct kc_held_lock {
+	unsigned long map;
+	unsigned long name;		/* the map's name pointer, or 0 */
+	u8 read;			/* lockdep's: 0 exclusive, 1-2 shared */
+};
+
 struct kc_side {
 	unsigned long ip;		/* the access instruction */
 	unsigned long trap_ip;		/* racer: where the #DB trapped */
@@ -146,6 +156,10 @@ struct kc_side {
 	/* racer: the 8 bytes at the watch address, read right after it */
 	bool has_trap_value;
 	u64 trap_value;
+	/* lockdep kernels: the innermost locks held, of nr_held_total */
+	u8 nr_held;
+	u8 nr_held_total;
+	struct kc_held_lock held[KC_MAX_HELD];
 };
 
 enum kc_obj_kind {
@@ -451,6 +465,12 @@ int kc_addr_refusal(unsigned long addr, unsigned int size);
 int kc_percpu_owner(unsigned long addr, unsigned long *offset);
 int kc_percpu_owner_chunk(unsigned long addr, unsigned long *offset);
 bool kc_addr_is_kasan_shadow(unsigned long addr);
+
+/* locks.c: what each side held, where lockdep keeps it */
+void kc_locks_capture(struct kc_side *a);
+bool kc_locks_known(void);
+void kc_locks_name(const struct kc_held_lock *k, char *buf, size_t size);
+bool kc_locks_held_by(const struct kc_side *b, const struct kc_held_lock *k);
 
 /* context.c */
 void kc_context_init(void);

@@ -35,6 +35,7 @@
 #define KC_DEDUP_PROBES		8
 #define KC_LOG_RECORDS		128
 #define KC_LOG_TEXT		4096
+#define KC_LOCK_NAME_LEN	40
 
 struct kc_dedup_entry {
 	unsigned long a, b;
@@ -481,6 +482,51 @@ static void kc_out_header(const struct kc_report *r, const char *title)
 		kc_out("%s%s / %s\n\n", title, fa, fb);
 }
 
+/* @a's locks: all, or (@other) those that @other does not hold too. */
+static void kc_out_held(const char *key, const struct kc_side *a,
+			const struct kc_side *other)
+{
+	char name[KC_LOCK_NAME_LEN];
+	bool any = false;
+	unsigned int i;
+
+	kc_out(" %s=", key);
+	for (i = 0; i < a->nr_held; i++) {
+		const struct kc_held_lock *k = &a->held[i];
+
+		if (other && kc_locks_held_by(other, k))
+			continue;
+		kc_locks_name(k, name, sizeof(name));
+		kc_out("%s%s%s", any ? "," : "", name, k->read ? ":r" : "");
+		any = true;
+	}
+	if (!any)
+		kc_out("none");
+}
+
+/*
+ * What lockdep says each side held, innermost last; a lock one side holds
+ * and the other does not is what a triager looks for first.
+ */
+static void kc_out_locks(const struct kc_report *r)
+{
+	const struct kc_side *s = &r->sampled, *x = &r->racer;
+
+	kc_out("%s%s:", KC_REPORT_TOOL_LINE, KC_REPORT_KEY_LOCKS);
+	kc_out_held(KC_REPORT_LOCKS_SAMPLED, s, NULL);
+	if (!r->has_racer) {
+		kc_out(" %s=unknown", KC_REPORT_LOCKS_RACER);
+	} else {
+		kc_out_held(KC_REPORT_LOCKS_RACER, x, NULL);
+		kc_out_held(KC_REPORT_LOCKS_SAMPLED_ONLY, s, x);
+		kc_out_held(KC_REPORT_LOCKS_RACER_ONLY, x, s);
+	}
+	if (s->nr_held_total > s->nr_held ||
+	    (r->has_racer && x->nr_held_total > x->nr_held))
+		kc_out(" truncated=1");
+	kc_out("\n");
+}
+
 static void kc_out_tool_lines(const struct kc_report *r, u64 seq,
 			      int filter)
 {
@@ -519,6 +565,8 @@ static void kc_out_tool_lines(const struct kc_report *r, u64 seq,
 		kc_out(" racer=%s racer_irqs=%s", kc_ctx_names[x->ctx],
 		       x->irqs_on ? "on" : "off");
 	kc_out("\n");
+	if (kc_locks_known())
+		kc_out_locks(r);
 	if (filter >= 0)
 		kc_out("%s%s: benign filter=%s\n", KC_REPORT_TOOL_LINE,
 		       KC_REPORT_KEY_CLASS, kc_filter_name(filter));

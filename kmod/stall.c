@@ -845,6 +845,7 @@ static void kc_fill_sampled(struct kc_sample *s, struct pt_regs *regs,
 	a->insn_len = s->insn.length;
 	a->dest_reg = a->access == KC_ACC_READ ? s->insn.reg : 0xff;
 	kc_unwind_regs(regs, a);
+	kc_locks_capture(a);
 }
 
 static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)

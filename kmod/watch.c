@@ -801,6 +801,7 @@ static void kc_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 	a->pid = a->ctx == KC_CTX_TASK ? task_pid_nr(current) : 0;
 	memcpy(a->comm, current->comm, sizeof(a->comm));
 	kc_unwind_regs(regs, a);
+	kc_locks_capture(a);
 	atomic_set_release(&slot->trap_done[n], 1);
 }
 NOKPROBE_SYMBOL(kc_watch_hit);

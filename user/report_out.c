@@ -5,6 +5,8 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include <kcollider/report.h>
+
 #include "common.h"
 #include "report_out.h"
 
@@ -128,6 +130,25 @@ static void access_text(FILE *out, const struct kc_report *r, int i)
 	fputc('\n', out);
 }
 
+/* Lockdep kernels: the locks one side held and the other did not. */
+static void locks_text(FILE *out, const struct kc_report *r)
+{
+	const struct kc_tool_line *t = kc_report_tool_line(r, KC_REPORT_KEY_LOCKS);
+	const char *s, *x;
+
+	if (!t)
+		return;
+	s = kc_tool_line_get(t, KC_REPORT_LOCKS_SAMPLED_ONLY);
+	x = kc_tool_line_get(t, KC_REPORT_LOCKS_RACER_ONLY);
+	if (!s || !x) {
+		s = kc_tool_line_get(t, KC_REPORT_LOCKS_SAMPLED);
+		fprintf(out, "  locks    sampled held %s\n", s ? s : "?");
+		return;
+	}
+	fprintf(out, "  locks    held by the sampled side only: %s; by the racer only: %s\n",
+		s, x);
+}
+
 void kc_report_text(FILE *out, const struct kc_report *r, unsigned long n)
 {
 	const struct kc_tool_line *cls = kc_report_tool_line(r, "class");
@@ -146,6 +167,7 @@ void kc_report_text(FILE *out, const struct kc_report *r, unsigned long n)
 	if (r->has_value)
 		fprintf(out, "  value    0x%" PRIx64 " -> 0x%" PRIx64 "\n",
 			r->old_value, r->new_value);
+	locks_text(out, r);
 	if (cls)
 		fprintf(out, "  class    %s%s%s\n", cls->words,
 			kc_tool_line_get(cls, "filter") ? " filter=" : "",

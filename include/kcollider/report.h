@@ -101,6 +101,12 @@
 #define KC_REPORT_KEY_RACER "racer"
 #define KC_REPORT_KEY_WATCH "watch"
 #define KC_REPORT_KEY_CONTEXT "context"
+/* lockdep kernels only: each side's held locks, comma separated */
+#define KC_REPORT_KEY_LOCKS "locks"
+#define KC_REPORT_LOCKS_SAMPLED "sampled"
+#define KC_REPORT_LOCKS_RACER "racer"
+#define KC_REPORT_LOCKS_SAMPLED_ONLY "sampled_only"
+#define KC_REPORT_LOCKS_RACER_ONLY "racer_only"
 #define KC_REPORT_KEY_OBJECT "object"
 #define KC_REPORT_KEY_CLASS "class"
 #define KC_REPORT_KEY_MARKING "marking"

@@ -1543,14 +1543,21 @@ noinline void kc_r27_add(void)
 	this_cpu_add(*kc_r27_counts, 1);
 }
 
-noinline void kc_r27_sum(void)
+/* Inlined: the loads are the caller's, the function a scenario targets. */
+static __always_inline unsigned long
+kc_sum_copies(unsigned long __percpu *counts)
 {
 	unsigned long sum = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += *per_cpu_ptr(kc_r27_counts, cpu);
-	kc_r27_total = sum;
+		sum += *per_cpu_ptr(counts, cpu);
+	return sum;
+}
+
+noinline void kc_r27_sum(void)
+{
+	kc_r27_total = kc_sum_copies(kc_r27_counts);
 }
 
 /*
@@ -1572,12 +1579,10 @@ noinline void kc_n15_add(void)
 
 noinline void kc_n15_sum(void)
 {
-	unsigned long flags, sum = 0;
-	int cpu;
+	unsigned long flags, sum;
 
 	spin_lock_irqsave(&kc_n15_lock, flags);
-	for_each_possible_cpu(cpu)
-		sum += *per_cpu_ptr(kc_n15_counts, cpu);
+	sum = kc_sum_copies(kc_n15_counts);
 	spin_unlock_irqrestore(&kc_n15_lock, flags);
 	kc_n15_total = sum;
 }
@@ -1615,6 +1620,29 @@ noinline void kc_r28_drain(void)
 	for (i = 0; i < n && i < KC_R28_ITEMS; i++)
 		kc_r28_sink += l->items[i];
 	l->n = 0;
+}
+
+/*
+ * R29: __percpu_counter_sum()'s shape: the sum takes a lock (interrupts
+ * off), the adders add to their own copy without it. Racy; on lockdep
+ * kernels the report names the lock as held by the summing side only.
+ */
+static unsigned long __percpu *kc_r29_counts;
+static DEFINE_RAW_SPINLOCK(kc_r29_lock);
+unsigned long kc_r29_total;
+
+noinline void kc_r29_add(void)
+{
+	this_cpu_add(*kc_r29_counts, 1);
+}
+
+noinline void kc_r29_sum(void)
+{
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&kc_r29_lock, flags);
+	kc_r29_total = kc_sum_copies(kc_r29_counts);
+	raw_spin_unlock_irqrestore(&kc_r29_lock, flags);
 }
 
 /*
@@ -1792,6 +1820,7 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "r27", { kc_r27_add, kc_r27_sum }, { 0, 1 } },
 	{ "n15", { kc_n15_add, kc_n15_sum, kc_n15_add }, { 0, 1, 2 } },
 	{ "r28", { kc_r28_push, kc_r28_drain }, { 0, 1 } },
+	{ "r29", { kc_r29_add, kc_r29_sum }, { 0, 1 } },
 	{ "n16", { kc_n16_inc, kc_n16_peek }, { 0, 1 } },
 	{ "n17", { kc_n17_peek }, { 1 } },
 	{ "n18", { kc_n18_own_bits }, { 0 } },
@@ -2118,7 +2147,9 @@ static int __init kc_planted_init(void)
 	kc_h3_pairs = __alloc_percpu(sizeof(struct kc_h3_pair), 16);
 	kc_n15_counts = alloc_percpu(unsigned long);
 	kc_r28_lists = alloc_percpu(struct kc_r28_list);
-	if (!kc_r27_counts || !kc_n15_counts || !kc_r28_lists || !kc_h3_pairs)
+	kc_r29_counts = alloc_percpu(unsigned long);
+	if (!kc_r27_counts || !kc_n15_counts || !kc_r28_lists ||
+	    !kc_r29_counts || !kc_h3_pairs)
 		goto free_percpu;
 	kc_n14_map();
 	kc_dir = debugfs_create_dir("kc_planted", NULL);
@@ -2132,6 +2163,7 @@ static int __init kc_planted_init(void)
 
 free_percpu:
 	free_percpu(kc_h3_pairs);
+	free_percpu(kc_r29_counts);
 	free_percpu(kc_r28_lists);
 	free_percpu(kc_n15_counts);
 	free_percpu(kc_r27_counts);
@@ -2159,6 +2191,7 @@ static void __exit kc_planted_exit(void)
 	if (kc_n14_regs)
 		iounmap(kc_n14_regs);
 	free_percpu(kc_h3_pairs);
+	free_percpu(kc_r29_counts);
 	free_percpu(kc_r28_lists);
 	free_percpu(kc_n15_counts);
 	free_percpu(kc_r27_counts);

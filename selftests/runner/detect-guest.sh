@@ -84,6 +84,7 @@ declare -A funcs=(
 	[r27]="kc_r27_add kc_r27_sum"
 	[n15]="kc_n15_add kc_n15_sum"
 	[r28]="kc_r28_push kc_r28_drain"
+	[r29]="kc_r29_add kc_r29_sum"
 	[n16]="kc_n16_inc kc_n16_peek"
 	[n17]="kc_n17_peek"
 	[n18]="kc_n18_own_bits"

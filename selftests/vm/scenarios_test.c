@@ -831,6 +831,59 @@ TEST_F_TIMEOUT(scenario, r28_percpu_list_drained_remotely_reported, 120)
 	ASSERT_NE(NULL, strstr(reports[0], "kc_r28_drain+"));
 }
 
+static bool kernel_has_lockdep(void)
+{
+	return kc_kallsyms_find("lock_acquire", NULL, "") != 0;
+}
+
+/* The line of @report that starts with @prefix, without its newline. */
+static bool report_line(const char *report, const char *prefix, char *out,
+			size_t size)
+{
+	const char *l = strstr(report, prefix);
+	size_t n;
+
+	if (!l)
+		return false;
+	n = strcspn(l, "\n");
+	snprintf(out, size, "%.*s", (int)n, l);
+	return true;
+}
+
+/*
+ * As __percpu_counter_sum(): the lock the summing side holds and the
+ * adders never take is named as held by that side only, where lockdep
+ * keeps a record of held locks; without it, the report says nothing.
+ */
+TEST_F_TIMEOUT(scenario, r29_sum_under_a_lock_the_adders_skip_names_it, 120)
+{
+	static const char * const title[] = {
+		"data-race in kc_r29_add / kc_r29_sum", NULL,
+	};
+	char sampled[512], locks[512];
+	const char *want;
+
+	ASSERT_EQ(0, target("kc_r29_add kc_r29_sum"));
+	ASSERT_EQ(0, kc_enable());
+	ASSERT_TRUE(run_until("r29", title))
+		TH_LOG("no R29 report; log:\n%.3000s\n%s", read_reports(),
+		       stats_text());
+	if (!kernel_has_lockdep()) {
+		ASSERT_EQ(NULL, strstr(reports[0], "kcollider: locks:"))
+			TH_LOG("%s", reports[0]);
+		return;
+	}
+	ASSERT_TRUE(report_line(reports[0], "kcollider: sampled:", sampled,
+				sizeof(sampled)));
+	ASSERT_TRUE(report_line(reports[0], "kcollider: locks:", locks,
+				sizeof(locks)))
+		TH_LOG("no locks line on a lockdep kernel:\n%s", reports[0]);
+	want = strstr(sampled, "sym=kc_r29_sum+") ?
+	       "sampled_only=kc_r29_lock" : "racer_only=kc_r29_lock";
+	ASSERT_NE(NULL, strstr(locks, want))
+		TH_LOG("want %s in: %s", want, locks);
+}
+
 /*
  * Static per-CPU data (the kernel's and the modules', the detector's own
  * among them) is what the trap paths touch: never watched, even where it
