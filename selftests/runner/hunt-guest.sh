@@ -22,7 +22,8 @@ dev=$(losetup -f --show "$work/disk.img") || exit 1
 mount -t ext4 "$dev" "$work/ext4" || exit 1
 mount -t tmpfs -o size=256M tmpfs "$work/tmpfs" || exit 1
 
-targets=${HUNT_TARGETS:-all}
+# the parameter's specs are comma-separated: insmod splits at spaces
+targets=$(echo "${HUNT_TARGETS:-all}" | tr -s ' ' ,)
 step "insmod kcollider.ko, targets=$targets"
 insmod "$top/kmod/kcollider.ko" "targets=$targets" || exit 1
 cat $sys/targets
