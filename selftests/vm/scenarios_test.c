@@ -220,7 +220,14 @@ TEST_F_TIMEOUT(scenario, r2_write_vs_read_value_changed, 120)
 	char *v;
 	int n;
 
-	ASSERT_EQ(0, target("kc_r2_write kc_r2_read"));
+	/*
+	 * The read is the sampled side this test is about. With the write
+	 * targeted too, a sampled write's report (no value change) of the
+	 * same pair is often first, and dedup then holds back the sampled
+	 * read's for dedup_ms: the test waited on which side the sampler
+	 * picked.
+	 */
+	ASSERT_EQ(0, target("kc_r2_read"));
 	ASSERT_EQ(0, kc_enable());
 	ASSERT_TRUE(run_until("r2", needles))
 		TH_LOG("no R2 report with a value change; log:\n%.3000s",
