@@ -292,10 +292,10 @@ int kc_sysfs_store_setting(const char *name, const char *val);
 int kc_sysfs_show_setting(const char *name, char *buf);
 
 /* params.c */
-int kc_params_apply(void);
+int kc_params_apply(const char *targets);
 
 /* targets.c */
-int kc_targets_init(const char *initial);
+int kc_targets_init(void);
 void kc_targets_exit(void);
 int kc_targets_write(const char *buf, size_t len);
 ssize_t kc_targets_show(char *buf, size_t size);

@@ -52,13 +52,13 @@ static int __init kcollider_init(void)
 	if (ret)
 		goto err_filters;
 	kc_sampler_init();
-	ret = kc_targets_init(targets);
+	ret = kc_targets_init();
 	if (ret)
 		goto err_sites;
 	ret = kc_sysfs_init();
 	if (ret)
 		goto err_targets;
-	ret = kc_params_apply();
+	ret = kc_params_apply(targets);
 	if (ret)
 		goto err_sysfs;
 	kc_debugfs_init();

@@ -120,10 +120,11 @@ static int kc_param_apply(const struct kernel_param *kp)
 }
 
 /*
- * Once the sysfs attributes exist. enabled goes last, so sampling starts
- * with every other setting in place.
+ * Once the sysfs attributes exist. The settings go first, then the initial
+ * targets: which sites a target has depends on a setting (sample_percpu).
+ * enabled goes last, so sampling starts with everything else in place.
  */
-int kc_params_apply(void)
+int kc_params_apply(const char *targets)
 {
 	const struct kernel_param *kp, *end = THIS_MODULE->kp +
 					       THIS_MODULE->num_kp;
@@ -135,6 +136,13 @@ int kc_params_apply(void)
 		ret = kc_param_apply(kp);
 		if (ret)
 			return ret;
+	}
+	if (targets && *targets) {
+		ret = kc_targets_write(targets, strlen(targets));
+		if (ret) {
+			pr_err("targets=%s: %pe\n", targets, ERR_PTR(ret));
+			return ret;
+		}
 	}
 	for (kp = THIS_MODULE->kp; kp < end; kp++)
 		if (kp->arg == &kc_param_enabled)

@@ -411,7 +411,7 @@ static struct notifier_block kc_module_nb = {
 	.notifier_call = kc_module_event,
 };
 
-int kc_targets_init(const char *initial)
+int kc_targets_init(void)
 {
 	int ret;
 
@@ -419,20 +419,10 @@ int kc_targets_init(const char *initial)
 	if (!kc_specs)
 		return -ENOMEM;
 	ret = register_module_notifier(&kc_module_nb);
-	if (ret)
-		goto err;
-	if (initial && *initial) {
-		ret = kc_targets_write(initial, strlen(initial));
-		if (ret) {
-			pr_err("targets=%s: %d\n", initial, ret);
-			unregister_module_notifier(&kc_module_nb);
-			goto err;
-		}
+	if (ret) {
+		kfree(kc_specs);
+		kc_specs = NULL;
 	}
-	return 0;
-err:
-	kfree(kc_specs);
-	kc_specs = NULL;
 	return ret;
 }
 

@@ -196,6 +196,36 @@ TEST_F(params, bad_value_fails_the_load_and_names_the_parameter)
 }
 
 /* What a farm's /etc/modprobe.d line does: sampling from the load on. */
+/* A target's sites at load: kc_n5_inc_mine_gs's only access is %gs-relative. */
+#define N5_GS	"targets=kc_planted:kc_n5_inc_mine_gs"
+
+static long n5_gs_sites(const char *params)
+{
+	char buf[512], *p;
+	long n;
+
+	if (kc_load_module(kc_module_path(), params))
+		return -1;
+	p = kc_read_attr("targets", buf, sizeof(buf)) > 0 ?
+	    strstr(buf, "kc_planted:kc_n5_inc_mine_gs sites=") : NULL;
+	n = p ? strtol(strchr(p, '=') + 1, NULL, 10) : -1;
+	if (kc_unload_module("kcollider"))
+		return -1;
+	return n;
+}
+
+/*
+ * Which sites a target has depends on sample_percpu: given at load beside
+ * the targets, it applies to them (the settings go in before the targets).
+ */
+TEST_F(params, settings_given_at_load_apply_to_the_initial_targets)
+{
+	ASSERT_EQ(0, load_planted());
+	EXPECT_EQ(0, n5_gs_sites(N5_GS));
+	EXPECT_LT(0, n5_gs_sites(N5_GS " sample_percpu=1"));
+	EXPECT_LT(0, n5_gs_sites("sample_percpu=1 " N5_GS));
+}
+
 TEST_F_TIMEOUT(params, enabled_at_load_samples_the_targets, 150)
 {
 	ASSERT_EQ(0, load_planted());
