@@ -24,8 +24,11 @@ mount -t tmpfs -o size=256M tmpfs "$work/tmpfs" || exit 1
 
 # the parameter's specs are comma-separated: insmod splits at spaces
 targets=$(echo "${HUNT_TARGETS:-all}" | tr -s ' ' ,)
-step "insmod kcollider.ko, targets=$targets"
-insmod "$top/kmod/kcollider.ko" "targets=$targets" || exit 1
+step "insmod kcollider.ko ${HUNT_PARAMS:+$HUNT_PARAMS }targets=$targets"
+# HUNT_PARAMS: words, never globs
+set -f
+insmod "$top/kmod/kcollider.ko" ${HUNT_PARAMS:-} "targets=$targets" || exit 1
+set +f
 cat $sys/targets
 # the source's markings, from the .ko files HUNT_MARK names
 marking=""

@@ -6,7 +6,8 @@
 # parameter, narrows it to a subsystem), runs a parallel workload on real subsystems
 # (ext4 on a loop device, tmpfs, pipes, unix sockets) for HUNT_SECS
 # seconds (default 300) at HUNT_RATE samples a second at most (default 200)
-# within HUNT_BUDGET thousandths of the CPUs' time (default 100), then
+# within HUNT_BUDGET thousandths of the CPUs' time (default 100), with
+# HUNT_PARAMS as further kcollider.ko parameters (sample_percpu=1), then
 # prints the races grouped by function pair,
 # their TSO verdicts and kcollider's counters. The report log is kept in
 # build/results/hunt/reports.log (HUNT_RESULTS: another directory).
@@ -50,7 +51,7 @@ fi
 	-r "${KREL:-}" -c "${VM_CPUS:-4}" -M 3072 \
 	-t "${VM_TIMEOUT:-$((secs + 900))}" -- \
 	env HUNT_RATE="${HUNT_RATE:-200}" HUNT_BUDGET="${HUNT_BUDGET:-100}" \
-	HUNT_TARGETS="${HUNT_TARGETS:-all}" \
+	HUNT_TARGETS="${HUNT_TARGETS:-all}" HUNT_PARAMS="${HUNT_PARAMS:-}" \
 	HUNT_MARK="${HUNT_MARK:-}" HUNT_VMLINUX="${HUNT_VMLINUX:-}" \
 	HUNT_SOURCE="${HUNT_SOURCE:-}" HUNT_IMAGE_MARKS="$image_marks" \
 	"$top/selftests/runner/hunt-guest.sh" "$top" "$secs"
