@@ -5,8 +5,8 @@
  * writes to KCSAN's control file ("on", "off") plus target specs; "stats",
  * the counters; "arm_latency_ns" and "visited", for the benchmarks;
  * "watched", the ranges recently watched, and "rescue_selftest",
- * "loop_selftest", "silent_selftest" and "cpusync_selftest", for the
- * tests.
+ * "loop_selftest", "silent_selftest", "cpusync_selftest" and
+ * "idle_selftest", for the tests.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -174,7 +174,7 @@ static int kc_stats_show(struct seq_file *m, void *v)
 		   "stall_window_us %ld\nstall_sleeps %ld\n"
 		   "stall_sleep_late_us %ld\nloop_waits %ld\n"
 		   "watch_full %ld\nwatch_partial %ld\n"
-		   "window_partial %ld\n"
+		   "watch_idle_joined %ld\nwindow_partial %ld\n"
 		   "races %ld\nunknown_origin %ld\n"
 		   "reports_suppressed %ld\nreports_lost %ld\n"
 		   "dr_repaired %ld\nlate_traps %ld\n"
@@ -191,6 +191,7 @@ static int kc_stats_show(struct seq_file *m, void *v)
 		   atomic_long_read(&s->loop_waits),
 		   atomic_long_read(&s->watch_full),
 		   atomic_long_read(&s->watch_partial),
+		   atomic_long_read(&s->watch_idle_joined),
 		   atomic_long_read(&s->window_partial),
 		   atomic_long_read(&s->races),
 		   atomic_long_read(&s->unknown_origin),
@@ -246,6 +247,8 @@ int kc_debugfs_init(void)
 			    kc_rescue_silent_selftest, &kc_selftest_fops);
 	debugfs_create_file("cpusync_selftest", 0400, kc_debugfs_dir,
 			    kc_cpusync_selftest, &kc_selftest_fops);
+	debugfs_create_file("idle_selftest", 0400, kc_debugfs_dir,
+			    kc_watch_idle_selftest, &kc_selftest_fops);
 	return 0;
 }
 

@@ -95,6 +95,7 @@ struct kc_stats {
 	atomic_long_t loop_waits;	/* back at a spent breakpoint at once */
 	atomic_long_t watch_full;
 	atomic_long_t watch_partial;
+	atomic_long_t watch_idle_joined;	/* full with an idle CPU's IPI due */
 	atomic_long_t window_partial;	/* never complete: values not compared */
 	atomic_long_t races;
 	atomic_long_t unknown_origin;
@@ -460,6 +461,7 @@ bool kc_watch_traps_one_site(struct kc_slot *slot);
 u64 kc_watch_read_value(unsigned long addr, unsigned int size);
 bool kc_watch_complete(struct kc_slot *slot);
 unsigned int kc_watch_holding(struct kc_slot *slot);
+int kc_watch_idle_selftest(void);
 bool kc_addr_is_detector(unsigned long addr, unsigned int size);
 int kc_addr_refusal(unsigned long addr, unsigned int size);
 int kc_percpu_owner(unsigned long addr, unsigned long *offset);

@@ -899,6 +899,8 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 	}
 	atomic_long_inc(w.complete ? &kc_stats.watch_full :
 				     &kc_stats.watch_partial);
+	if (w.complete && kc_watch_holding(s->slot) < r->online_cpus)
+		atomic_long_inc(&kc_stats.watch_idle_joined);
 	opened_us = kc_now_us();
 	atomic_long_add(opened_us - entered_us, &kc_stats.stall_arm_us);
 	kc_wait_window(&w, sleep, us);

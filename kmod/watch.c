@@ -24,9 +24,11 @@
 #include <linux/hw_breakpoint.h>
 #include <linux/kasan.h>
 #include <linux/kprobes.h>
+#include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/perf_event.h>
+#include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
@@ -445,9 +447,34 @@ static void kc_watch_note_range(unsigned long addr, unsigned int size)
 	kc_watched_size[i % KC_WATCHED_RING] = size;
 }
 
-/* On how many CPUs state @seq of @slot is in a debug register. */
+/*
+ * A CPU running its idle task runs nothing but interrupt handlers before
+ * a pending arming IPI lands: its first task after the idle loop is
+ * switched in with IRQs off and takes the IPI as it enables them. Waiting
+ * for its acknowledgement buys nothing but the wake-up, and under QEMU
+ * TCG that is a halted vCPU's wait for a host core: milliseconds a
+ * window with IRQs off would spin, for every sample. The task the CPU
+ * runs is read without its lock, only to test PF_IDLE; RCU keeps it
+ * from being freed meanwhile.
+ */
+static bool kc_watch_cpu_idle(int cpu)
+{
+	struct task_struct *curr;
+	bool idle;
+
+	rcu_read_lock();
+	curr = READ_ONCE(per_cpu(current_task, cpu));
+	idle = curr && is_idle_task(curr);
+	rcu_read_unlock();
+	return idle;
+}
+
+/*
+ * On how many CPUs state @seq of @slot is in a debug register, or (with
+ * @idle_joins) is sure to be before the CPU runs a task.
+ */
 static unsigned int kc_watch_count_acked(struct kc_slot *slot,
-					 unsigned int seq)
+					 unsigned int seq, bool idle_joins)
 {
 	unsigned int done = 0;
 	int cpu;
@@ -459,6 +486,8 @@ static unsigned int kc_watch_count_acked(struct kc_slot *slot,
 		if (smp_load_acquire(&wc->acked[slot->index]) == seq &&
 		    READ_ONCE(wc->holds[slot->index]))
 			done++;
+		else if (idle_joins && kc_watch_cpu_idle(cpu))
+			done++;
 	}
 	return done;
 }
@@ -466,17 +495,18 @@ static unsigned int kc_watch_count_acked(struct kc_slot *slot,
 /* On how many CPUs the open window's watch holds now. */
 unsigned int kc_watch_holding(struct kc_slot *slot)
 {
-	return kc_watch_count_acked(slot, READ_ONCE(slot->seq));
+	return kc_watch_count_acked(slot, READ_ONCE(slot->seq), false);
 }
 
 /*
- * Whether the open window now watches on every online CPU: arming IPIs
- * that missed kc_watch_arm()'s deadline (a vCPU descheduled by the host)
- * still land during the window.
+ * Whether the open window now watches on every online CPU, an idle one
+ * counting as watching: arming IPIs that missed kc_watch_arm()'s deadline
+ * (a vCPU descheduled by the host) still land during the window.
  */
 bool kc_watch_complete(struct kc_slot *slot)
 {
-	if (kc_watch_holding(slot) < num_online_cpus())
+	if (kc_watch_count_acked(slot, READ_ONCE(slot->seq), true) <
+	    num_online_cpus())
 		return false;
 	kc_watch_note_latency(slot);
 	return true;
@@ -522,7 +552,7 @@ static unsigned int kc_watch_propagate(struct kc_slot *slot)
 	deadline = start + (u64)timeout * NSEC_PER_USEC;
 	/* bounded twice: by the clock, and by counting microsecond delays */
 	for (spins = 0; spins <= timeout; spins++) {
-		done = kc_watch_count_acked(slot, seq);
+		done = kc_watch_count_acked(slot, seq, true);
 		if (done >= num_online_cpus() || ktime_get_mono_fast_ns() > deadline)
 			break;
 		udelay(1);
@@ -643,7 +673,7 @@ unsigned int kc_watch_arm(struct kc_slot *slot, unsigned long addr,
 		armed = kc_watch_propagate(slot);
 	} else {
 		kc_watch_post(slot);
-		armed = kc_watch_count_acked(slot, READ_ONCE(slot->seq));
+		armed = kc_watch_count_acked(slot, READ_ONCE(slot->seq), true);
 	}
 	return armed;
 }
@@ -713,6 +743,114 @@ struct kc_slot *kc_watch_claim(void)
 void kc_watch_release(struct kc_slot *slot)
 {
 	atomic_set_release(&slot->claimed, 0);
+}
+
+/*
+ * The idle self-test: a thread on another CPU waits, that CPU idles, a
+ * watch is armed without waiting for it, and the thread, woken, writes
+ * the watched word. Its write must trap: the arming IPI lands before the
+ * woken thread runs.
+ */
+struct kc_idle_test {
+	struct completion go;
+	atomic_t waiting;
+	unsigned long word;
+	struct kc_side racer;
+	struct kc_regs regs;
+};
+
+#define KC_IDLE_TEST_MS		1000
+#define KC_IDLE_TEST_TRIES	5
+
+static int kc_idle_test_writer(void *data)
+{
+	struct kc_idle_test *t = data;
+
+	atomic_set(&t->waiting, 1);
+	wait_for_completion(&t->go);
+	WRITE_ONCE(t->word, t->word + 1);
+	return 0;
+}
+
+/* The writer waits for its go, and its CPU runs the idle task. */
+static bool kc_idle_test_ready(struct kc_idle_test *t, int cpu)
+{
+	return atomic_read(&t->waiting) && kc_watch_cpu_idle(cpu);
+}
+
+static bool kc_idle_test_wait_idle(struct kc_idle_test *t, int cpu)
+{
+	u64 end = ktime_get_mono_fast_ns() + KC_IDLE_TEST_MS * NSEC_PER_MSEC;
+
+	while (!kc_idle_test_ready(t, cpu) && ktime_get_mono_fast_ns() < end)
+		usleep_range(1000, 1100);
+	return kc_idle_test_ready(t, cpu);
+}
+
+/*
+ * One try: 0 when the write trapped on @cpu, -EAGAIN when the setting
+ * could not be made (@cpu never idle, a busy CPU never acknowledged),
+ * -EIO when the write went uncaught.
+ */
+static int kc_idle_test_once(struct kc_slot *slot, struct kc_idle_test *t,
+			     int cpu)
+{
+	unsigned long before = t->word;
+	struct task_struct *writer;
+	unsigned int armed;
+	int ret = -EAGAIN;
+
+	init_completion(&t->go);
+	atomic_set(&t->waiting, 0);
+	writer = kthread_create(kc_idle_test_writer, t, "kc_idle_test");
+	if (IS_ERR(writer))
+		return PTR_ERR(writer);
+	kthread_bind(writer, cpu);
+	get_task_struct(writer);
+	wake_up_process(writer);
+	if (kc_idle_test_wait_idle(t, cpu)) {
+		armed = kc_watch_arm(slot, (unsigned long)&t->word,
+				     sizeof(t->word), false, true);
+		if (armed >= num_online_cpus())
+			ret = 0;
+	}
+	complete(&t->go);
+	/* the writer's #DB has run when it has exited */
+	kthread_stop(writer);
+	put_task_struct(writer);
+	/* a writer stopped before it ran never wrote */
+	if (READ_ONCE(t->word) == before)
+		ret = -EAGAIN;
+	if (!ret && (!kc_watch_take_trap(slot, &t->racer, &t->regs) ||
+		     t->racer.cpu != cpu))
+		ret = -EIO;
+	kc_watch_disarm(slot);
+	return ret;
+}
+
+/* From process context: 0, or why the write went uncaught (-EIO). */
+int kc_watch_idle_selftest(void)
+{
+	struct kc_idle_test *t;
+	struct kc_slot *slot;
+	int cpu, i, ret = -EAGAIN;
+
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	if (cpu >= nr_cpu_ids)
+		return -ENODEV;
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	slot = kc_watch_claim();
+	if (!slot) {
+		kfree(t);
+		return -EBUSY;
+	}
+	for (i = 0; i < KC_IDLE_TEST_TRIES && ret == -EAGAIN; i++)
+		ret = kc_idle_test_once(slot, t, cpu);
+	kc_watch_release(slot);
+	kfree(t);
+	return ret;
 }
 
 u64 kc_watch_read_value(unsigned long addr, unsigned int size)

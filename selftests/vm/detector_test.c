@@ -580,6 +580,26 @@ TEST_F_TIMEOUT(planted, second_write_waits_for_every_cpu_to_take_an_interrupt,
 	ASSERT_FALSE(dmesg_has_trouble(line, sizeof(line))) TH_LOG("%s", line);
 }
 
+#define IDLE_SELFTEST	"/sys/kernel/debug/kcollider/idle_selftest"
+
+/*
+ * A CPU running its idle task counts as watching before it acknowledges
+ * the arming IPI. The self-test wakes a thread on such a CPU right after
+ * arming, and its write must trap there: "failed -5" if it went
+ * uncaught; from every CPU.
+ */
+TEST_F_TIMEOUT(planted, write_of_a_thread_woken_on_an_idle_cpu_traps, 120)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	char line[200], result[64];
+	int cpu;
+
+	ASSERT_GE(ncpus, 2) TH_LOG("the self-test needs a second CPU");
+	cpu = selftest_on_every_cpu(IDLE_SELFTEST, result, sizeof(result));
+	ASSERT_EQ(-1, cpu) TH_LOG("cpu %d: %s", cpu, result);
+	ASSERT_FALSE(dmesg_has_trouble(line, sizeof(line))) TH_LOG("%s", line);
+}
+
 /* ---- sysfs validation: garbage is -EINVAL and changes nothing ---- */
 
 struct knob {
