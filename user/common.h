@@ -25,12 +25,14 @@ enum {
 	"module could not be read (the message names it and the cause), 2 on\n" \
 	"a usage error.\n"
 
-/* Options every command takes, in its getopt string and option table. */
+/*
+ * Options every command takes: in its getopt string, and in its option
+ * table as KC_OPT_JSON, KC_OPT_PRETTY, KC_OPT_HELP (in that order).
+ */
 #define KC_COMMON_OPTS_SHORT "jph"
-#define KC_COMMON_LONGOPTS \
-	{ "json", no_argument, NULL, 'j' }, \
-	{ "pretty", no_argument, NULL, 'p' }, \
-	{ "help", no_argument, NULL, 'h' }
+#define KC_OPT_JSON	{ "json", no_argument, NULL, 'j' }
+#define KC_OPT_PRETTY	{ "pretty", no_argument, NULL, 'p' }
+#define KC_OPT_HELP	{ "help", no_argument, NULL, 'h' }
 #define KC_COMMON_USAGE \
 	"  -j, --json       JSON output (JSON lines; errors as {\"error\": ...})\n" \
 	"  -p, --pretty     JSON output, indented for people (implies -j)\n" \
@@ -41,6 +43,7 @@ enum {
  * it prints that command's usage.
  */
 bool kc_common_option(int opt);
+
 /*
  * An error: "kcollider: ..." on stderr, or {"error":"..."} on stdout
  * under --json, so a script reading JSON always gets JSON.

@@ -38,12 +38,15 @@ void kc_input_error(const char *cmd, const struct kc_input *in, int err);
  * one of them, 0 if not, -1 on a bad argument.
  */
 int kc_input_option(struct kc_input *in, int opt, const char *arg);
+/*
+ * Those options: in the getopt string, and in the option table as
+ * KC_OPT_FOLLOW, KC_OPT_KMSG, KC_OPT_DMESG, KC_OPT_DEBUGFS (in that order).
+ */
 #define KC_INPUT_OPTS_SHORT "fKD"
-#define KC_INPUT_LONGOPTS \
-	{ "follow", no_argument, NULL, 'f' }, \
-	{ "kmsg", no_argument, NULL, 'K' }, \
-	{ "dmesg", no_argument, NULL, 'K' }, \
-	{ "debugfs", no_argument, NULL, 'D' }
+#define KC_OPT_FOLLOW	{ "follow", no_argument, NULL, 'f' }
+#define KC_OPT_KMSG	{ "kmsg", no_argument, NULL, 'K' }
+#define KC_OPT_DMESG	{ "dmesg", no_argument, NULL, 'K' }
+#define KC_OPT_DEBUGFS	{ "debugfs", no_argument, NULL, 'D' }
 #define KC_INPUT_USAGE \
 	"  -K, --kmsg, --dmesg  read the kernel log (/dev/kmsg)\n" \
 	"  -D, --debugfs    read the module's report file (" KC_DEBUGFS_REPORTS ")\n" \

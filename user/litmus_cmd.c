@@ -98,7 +98,9 @@ static int run_one(const char *path, bool print)
 int do_litmus(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		KC_COMMON_LONGOPTS,
+		KC_OPT_JSON,
+		KC_OPT_PRETTY,
+		KC_OPT_HELP,
 		{ "print", no_argument, NULL, 'P' },
 		{ NULL, 0, NULL, 0 },
 	};

@@ -635,7 +635,9 @@ out:
 int do_mark(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		KC_COMMON_LONGOPTS,
+		KC_OPT_JSON,
+		KC_OPT_PRETTY,
+		KC_OPT_HELP,
 		{ "modules", required_argument, NULL, 'M' },
 		{ "source", required_argument, NULL, 'S' },
 		{ "dry-run", no_argument, NULL, 'n' },

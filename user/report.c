@@ -598,8 +598,13 @@ static int collect_logs(struct kc_logs *logs, const struct kc_input *in,
 int do_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		KC_COMMON_LONGOPTS,
-		KC_INPUT_LONGOPTS,
+		KC_OPT_JSON,
+		KC_OPT_PRETTY,
+		KC_OPT_HELP,
+		KC_OPT_FOLLOW,
+		KC_OPT_KMSG,
+		KC_OPT_DMESG,
+		KC_OPT_DEBUGFS,
 		{ "btf", required_argument, NULL, 'B' },
 		{ "modules", required_argument, NULL, 'M' },
 		{ "vmlinux", required_argument, NULL, 'V' },

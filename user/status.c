@@ -214,7 +214,9 @@ static void show(const char *dir, char **names, size_t n)
 int do_status(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		KC_COMMON_LONGOPTS,
+		KC_OPT_JSON,
+		KC_OPT_PRETTY,
+		KC_OPT_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *dir = sysfs_dir();

@@ -540,13 +540,18 @@ static int parse_depth(const char *s, int *depth)
 int do_tso(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		KC_COMMON_LONGOPTS,
+		KC_OPT_JSON,
+		KC_OPT_PRETTY,
+		KC_OPT_HELP,
 		{ "strict", no_argument, NULL, 's' },
 		{ "litmus", no_argument, NULL, 'l' },
 		{ "vmlinux", required_argument, NULL, 'V' },
 		{ "modules", required_argument, NULL, 'M' },
 		{ "max-depth", required_argument, NULL, 'd' },
-		KC_INPUT_LONGOPTS,
+		KC_OPT_FOLLOW,
+		KC_OPT_KMSG,
+		KC_OPT_DMESG,
+		KC_OPT_DEBUGFS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct kc_input in = { .kind = KC_IN_FILE, .path = "-" };

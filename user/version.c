@@ -25,7 +25,9 @@ static void version_usage(FILE *out)
 int do_version(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		KC_COMMON_LONGOPTS,
+		KC_OPT_JSON,
+		KC_OPT_PRETTY,
+		KC_OPT_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct json j;

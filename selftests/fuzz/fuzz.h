@@ -29,13 +29,8 @@ int kc_cli_main(int argc, char **argv);
 int kc_fuzz_cli(const uint8_t *data, size_t size, const char *const *args);
 
 #ifdef KC_FUZZ_LIBFUZZER
-#define KC_FUZZ_ENTRY(fn) \
-	int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) \
-	{ \
-		return fn(data, size); \
-	}
-#else
-#define KC_FUZZ_ENTRY(fn)
+/* libFuzzer's entry point: each *_fuzz.c defines it, calling its target. */
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #endif
 
 #endif /* KC_FUZZ_H */

@@ -26,4 +26,9 @@ int kc_fuzz_report(const uint8_t *data, size_t size)
 	return 0;
 }
 
-KC_FUZZ_ENTRY(kc_fuzz_report)
+#ifdef KC_FUZZ_LIBFUZZER
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	return kc_fuzz_report(data, size);
+}
+#endif

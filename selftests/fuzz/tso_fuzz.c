@@ -30,4 +30,9 @@ int kc_fuzz_tso(const uint8_t *data, size_t size)
 	return 0;
 }
 
-KC_FUZZ_ENTRY(kc_fuzz_tso)
+#ifdef KC_FUZZ_LIBFUZZER
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	return kc_fuzz_tso(data, size);
+}
+#endif

@@ -167,8 +167,7 @@ static char *write_log(const char *cache, long obj_size, long nbytes)
 			" kc_btf_use+0x10/0x40\n\n"
 			"write to 0xffff888003a1c%03lx of 1 bytes by task 11 on cpu 1:\n"
 			" kc_btf_use+0x4/0x40\n\n"
-			"kcollider: object: slab cache=%s start=0xffff888003a1c000 "
-			"offset=%ld size=%ld\n"
+			"kcollider: object: slab cache=%s start=0xffff888003a1c000 offset=%ld size=%ld\n"
 			"==================================================================\n",
 			off, off, cache, off, obj_size);
 	fclose(f);
@@ -203,8 +202,7 @@ static void check_every_byte(struct __test_metadata *_metadata, const char *cach
 		if (!o_walk(type, off, 0, path, &foff, &fsize))
 			path[0] = '\0', foff = off, fsize = 0;	/* padding */
 		snprintf(expect, sizeof(expect),
-			 "\"object\":{\"type\":\"struct %s\",\"field\":\"%s\",\"field_offset\":%ld,"
-			 "\"field_size\":%ld,\"offset\":%ld,\"cache\":\"%s\",\"by\":\"%s\"}}",
+			 "\"object\":{\"type\":\"struct %s\",\"field\":\"%s\",\"field_offset\":%ld,\"field_size\":%ld,\"offset\":%ld,\"cache\":\"%s\",\"by\":\"%s\"}}",
 			 types[type].name, path, foff, fsize, off, cache, by);
 		line = nth_object(out, off);
 		ASSERT_NE(NULL, line);

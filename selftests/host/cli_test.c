@@ -106,8 +106,8 @@ TEST(report_json_lines_and_bad_reports)
 
 TEST(report_group)
 {
-	static const char first[] = "{\"title\":\"test_kernel_read / test_kernel_write\","
-				    "\"tool\":\"KCSAN\",\"count\":4,";
+	static const char first[] =
+		"{\"title\":\"test_kernel_read / test_kernel_write\",\"tool\":\"KCSAN\",\"count\":4,";
 
 	ASSERT_EQ(0, run("cat " FX "/reports/kcsan_dmesg.log " FX "/reports/kcsan_dmesg.log | "
 			 KC " report group --json", out, sizeof(out)));
@@ -129,12 +129,10 @@ TEST(report_group)
 TEST(report_group_over_many_logs)
 {
 	static const char farm[] =
-		"d=$(mktemp -d) && mkdir $d/vm1 $d/vm2 $d/vm3 $d/vm4 && "
-		"cat " FX "/reports/kcsan_dmesg.log " FX "/reports/kcsan_dmesg.log "
-		FX "/reports/kcsan_dmesg.log > $d/vm1/console.log && "
-		"sed 's/test_kernel_/other_kernel_/g' " FX "/reports/kcsan_dmesg.log "
-		"> $d/vm2/console.log && cp $d/vm2/console.log $d/vm3/console.log && "
-		"echo 'no race here' > $d/vm4/console.log && cd $d && ";
+		"d=$(mktemp -d) && mkdir $d/vm1 $d/vm2 $d/vm3 $d/vm4 && cat "
+		FX "/reports/kcsan_dmesg.log " FX "/reports/kcsan_dmesg.log "
+		FX "/reports/kcsan_dmesg.log > $d/vm1/console.log && sed 's/test_kernel_/other_kernel_/g' "
+		FX "/reports/kcsan_dmesg.log > $d/vm2/console.log && cp $d/vm2/console.log $d/vm3/console.log && echo 'no race here' > $d/vm4/console.log && cd $d && ";
 	char cmd[2048];
 	const char *p, *q;
 
@@ -149,9 +147,7 @@ TEST(report_group_over_many_logs)
 	/* two machines, 4 reports, before one machine's 6 */
 	EXPECT_LT(p, q) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(p, "\"count\":4,")) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(p, "\"logs_seen\":2,\"logs_read\":4,"
-			       "\"per_log\":[{\"log\":\"./vm2/console.log\",\"count\":2},"
-			       "{\"log\":\"./vm3/console.log\",\"count\":2}]"))
+	EXPECT_NE(NULL, strstr(p, "\"logs_seen\":2,\"logs_read\":4,\"per_log\":[{\"log\":\"./vm2/console.log\",\"count\":2},{\"log\":\"./vm3/console.log\",\"count\":2}]"))
 		TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(q, "\"count\":6,")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(q, "\"logs_seen\":1,")) TH_LOG("%s", out);
@@ -159,8 +155,8 @@ TEST(report_group_over_many_logs)
 	snprintf(cmd, sizeof(cmd), "%s" KC " report group vm1 vm2/console.log vm3 vm4; "
 		 "r=$?; rm -r $d; exit $r", farm);
 	ASSERT_EQ(0, run(cmd, out, sizeof(out)));
-	EXPECT_NE(NULL, strstr(out, "other_kernel_read / other_kernel_write  "
-			       "(in 2 of 4 logs; first vm2/console.log:3)")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "other_kernel_read / other_kernel_write  (in 2 of 4 logs; first vm2/console.log:3)"))
+		TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "# 15 reports in 4 logs, 0 malformed or truncated"))
 		TH_LOG("%s", out);
 }
@@ -297,15 +293,15 @@ TEST(symbol_names_never_cut)
  */
 TEST(json_utf8_round_trip)
 {
-	/* "fée_€_🐛" (a literal splits where a hex escape must end) */
-#define UTF8_NAME "f\xc3\xa9" "e_\xe2\x82\xac_\xf0\x9f\x90\x9b"
+	/* "fée_€_🐛", in octal: a hex escape would run on into the e */
+#define UTF8_NAME "f\303\251e_\342\202\254_\360\237\220\233"
 	char path[] = "/tmp/kc_utf8_XXXXXX", *p;
 	int fd = mkstemp(path);
 	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
 
 	ASSERT_NE(NULL, f);
 	write_named_report(f, UTF8_NAME);
-	write_named_report(f, "bad\xff" "byte");
+	write_named_report(f, "bad\377byte");
 	fclose(f);
 	snprintf(cmd, sizeof(cmd), KC " --json report %s", path);
 	ASSERT_EQ(0, run(cmd, out, sizeof(out)));
@@ -454,11 +450,8 @@ TEST(status_table_and_nested_json)
 
 	ASSERT_NE(NULL, dir);
 	snprintf(cmd, sizeof(cmd),
-		 "cd %s && printf '1\\n' > enabled && printf '200\\n' > sample_rate && "
-		 "printf 'locked-racer on\\nother-bits off\\n' > filters && "
-		 ": > targets && mkdir %s-debug && "
-		 "printf 'sites 340\\nfired 12\\n' > %s-debug/stats && "
-		 "KCOLLIDER_SYSFS=%s KCOLLIDER_DEBUGFS=%s-debug " KC " status",
+		 "cd %s && printf '1\\n' > enabled && printf '200\\n' > sample_rate && printf 'locked-racer on\\nother-bits off\\n' > filters && : > targets && mkdir %s-debug && printf 'sites 340\\nfired 12\\n' > %s-debug/stats && KCOLLIDER_SYSFS=%s KCOLLIDER_DEBUGFS=%s-debug "
+		 KC " status",
 		 dir, dir, dir, dir, dir);
 	ASSERT_EQ(0, run(cmd, out, sizeof(out)));
 	/* Every line of a list indented, not just the first. */
@@ -470,9 +463,8 @@ TEST(status_table_and_nested_json)
 		 "KCOLLIDER_SYSFS=%s KCOLLIDER_DEBUGFS=%s-debug " KC " -j status",
 		 dir, dir);
 	ASSERT_EQ(0, run(cmd, out, sizeof(out)));
-	EXPECT_STREQ("{\"enabled\":1,\"filters\":{\"locked-racer\":true,\"other-bits\":false},"
-		     "\"sample_rate\":200,\"stats\":{\"sites\":340,\"fired\":12},"
-		     "\"targets\":{}}\n", out);
+	EXPECT_STREQ("{\"enabled\":1,\"filters\":{\"locked-racer\":true,\"other-bits\":false},\"sample_rate\":200,\"stats\":{\"sites\":340,\"fired\":12},\"targets\":{}}\n",
+		     out);
 	/* debugfs not mounted: the settings still show, the counters say why not */
 	snprintf(cmd, sizeof(cmd),
 		 "KCOLLIDER_SYSFS=%s KCOLLIDER_DEBUGFS=%s-none " KC " status",

@@ -43,15 +43,15 @@ TEST(dkms_package_holds_the_module_sources_and_builds_them)
 	EXPECT_NE(NULL, strstr(out, "Depends: dkms")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "Architecture: all")) TH_LOG("%s", out);
 	/* the version DKMS builds is the source's */
-	ASSERT_EQ(0, run("dpkg-deb --fsys-tarfile " DKMS_DEB " | tar -xOf - "
-			 "./usr/src/kcollider-" KCOLLIDER_VERSION "/dkms.conf"));
+	ASSERT_EQ(0, run("dpkg-deb --fsys-tarfile " DKMS_DEB " | tar -xOf - ./usr/src/kcollider-"
+			 KCOLLIDER_VERSION "/dkms.conf"));
 	EXPECT_NE(NULL, strstr(out, "PACKAGE_VERSION=\"" KCOLLIDER_VERSION "\"")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "AUTOINSTALL=\"yes\"")) TH_LOG("%s", out);
 	ASSERT_EQ(0, run("dpkg-deb --ctrl-tarfile " DKMS_DEB " | tar -xOf - ./postinst"));
 	EXPECT_NE(NULL, strstr(out, "/usr/lib/dkms/common.postinst")) TH_LOG("%s", out);
 	/* the page rst2man made of Documentation/man/kcollider.ko.rst */
-	ASSERT_EQ(0, run("dpkg-deb --fsys-tarfile " DKMS_DEB " | tar -xOf - "
-			 "./usr/share/man/man4/kcollider.ko.4.gz | gzip -dc | grep '^\\.TH '"));
+	ASSERT_EQ(0, run("dpkg-deb --fsys-tarfile " DKMS_DEB
+			 " | tar -xOf - ./usr/share/man/man4/kcollider.ko.4.gz | gzip -dc | grep '^\\.TH '"));
 	EXPECT_NE(NULL, strstr(out, "\"KCOLLIDER.KO\"")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "\"kcollider " KCOLLIDER_VERSION "\"")) TH_LOG("%s", out);
 }
@@ -70,13 +70,13 @@ TEST(cli_package_holds_the_tool_and_its_library_dependencies)
 	EXPECT_NE(NULL, strstr(out, "libdw1")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "libbpf1")) TH_LOG("%s", out);
 	/* the page rst2man made of Documentation/man/kcollider-report.rst */
-	ASSERT_EQ(0, run("dpkg-deb --fsys-tarfile " CLI_DEB " | tar -xOf - "
-			 "./usr/share/man/man8/kcollider-report.8.gz | gzip -dc | grep '^\\.TH '"));
+	ASSERT_EQ(0, run("dpkg-deb --fsys-tarfile " CLI_DEB
+			 " | tar -xOf - ./usr/share/man/man8/kcollider-report.8.gz | gzip -dc | grep '^\\.TH '"));
 	EXPECT_NE(NULL, strstr(out, "\"KCOLLIDER-REPORT\"")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "\"kcollider " KCOLLIDER_VERSION "\"")) TH_LOG("%s", out);
 	/* the packaged binary runs and says its version */
-	ASSERT_EQ(0, run("d=$(mktemp -d) && dpkg-deb -x " CLI_DEB " $d && "
-			 "$d/usr/sbin/kcollider version; r=$?; rm -rf $d; exit $r"));
+	ASSERT_EQ(0, run("d=$(mktemp -d) && dpkg-deb -x " CLI_DEB
+			 " $d && $d/usr/sbin/kcollider version; r=$?; rm -rf $d; exit $r"));
 	EXPECT_STREQ("kcollider " KCOLLIDER_VERSION "\n", out);
 }
 

@@ -76,7 +76,7 @@ TEST(ill_formed_bytes_become_replacement_characters)
 	static const struct {
 		const char *in, *out;
 	} cases[] = {
-		{ "a\xff" "b", "\"a\\ufffdb\"" },		/* never in UTF-8 */
+		{ "a\377b", "\"a\\ufffdb\"" },			/* never in UTF-8 */
 		{ "\x80", "\"\\ufffd\"" },			/* lone continuation */
 		{ "\xc3", "\"\\ufffd\"" },			/* cut at the end */
 		{ "\xc3(", "\"\\ufffd(\"" },			/* cut by ASCII */

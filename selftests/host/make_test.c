@@ -98,9 +98,8 @@ static void fresh_machine(struct __test_metadata *_metadata, const char *target,
 		"echo '#define UTS_RELEASE \"9.9.9-1-amd64\"' > %s/include/generated/utsrelease.h\n",
 		hdr, hdr, hdr);
 	fclose(f);
-	snprintf(cmd, sizeof(cmd),
-		 MAKE " SYSROOT=%s DEPS_CMD='sh %s' "
-		 "%s='sh -c \"echo KDIR=\\$$KDIR KREL=\\$$KREL VM_IMAGE=\\$$VM_IMAGE\"' %s 2>&1",
+	snprintf(cmd, sizeof(cmd), MAKE
+		 " SYSROOT=%s DEPS_CMD='sh %s' %s='sh -c \"echo KDIR=\\$$KDIR KREL=\\$$KREL VM_IMAGE=\\$$VM_IMAGE\"' %s 2>&1",
 		 root, path, var, target);
 	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
 	snprintf(cmd, sizeof(cmd), "KDIR=%s KREL=9.9.9-1-amd64 VM_IMAGE=/boot/vmlinuz-9.9.9-1-amd64\n",
@@ -151,10 +150,12 @@ TEST_F_TIMEOUT(mk, install_honours_destdir_and_prefix, 300)
 	};
 	char *dest = scratch(), krel[256], rel[512];
 	size_t i;
+	int n;
 
 	ASSERT_NE(NULL, dest);
 	ASSERT_EQ(0, run(MAKE " print-krel"));
-	ASSERT_EQ(1, sscanf(out, "KREL=%255s", krel)) TH_LOG("%s", out);
+	n = sscanf(out, "KREL=%255s", krel);
+	ASSERT_EQ(1, n) TH_LOG("%s", out);
 	/* Not silent: the commands it runs are checked. */
 	snprintf(cmd, sizeof(cmd), MAKE_V " install DESTDIR=%s PREFIX=/usr 2>&1", dest);
 	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
@@ -170,8 +171,7 @@ TEST_F_TIMEOUT(mk, install_honours_destdir_and_prefix, 300)
 	EXPECT_STREQ("kcollider " KCOLLIDER_VERSION "\n", out);
 	/* The pages are rst2man's, made from Documentation/man/ for this version. */
 	snprintf(cmd, sizeof(cmd), "f=%s/usr/share/man/man4/kcollider.ko.4; "
-		 "grep -c 'generated from reStructuredText' $f && "
-		 "grep '^\\.TH ' $f", dest);
+		 "grep -c 'generated from reStructuredText' $f && grep '^\\.TH ' $f", dest);
 	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "\"kcollider " KCOLLIDER_VERSION "\"")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "Kernel Interfaces")) TH_LOG("%s", out);
@@ -187,6 +187,7 @@ TEST_F_TIMEOUT(mk, install_honours_destdir_and_prefix, 300)
 TEST_F_TIMEOUT(mk, dkms_source_tree_builds, 600)
 {
 	char *dest = scratch(), rel[512], kdir[4096];
+	int n;
 
 	ASSERT_NE(NULL, dest);
 	snprintf(cmd, sizeof(cmd), MAKE " dkms-src DESTDIR=%s 2>&1", dest);
@@ -200,7 +201,8 @@ TEST_F_TIMEOUT(mk, dkms_source_tree_builds, 600)
 	EXPECT_FALSE(exists(dest, rel));
 	/* As dkms.conf's MAKE line does it. */
 	ASSERT_EQ(0, run(MAKE " print-kdir"));
-	ASSERT_EQ(1, sscanf(out, "KDIR=%4095s", kdir)) TH_LOG("%s", out);
+	n = sscanf(out, "KDIR=%4095s", kdir);
+	ASSERT_EQ(1, n) TH_LOG("%s", out);
 	snprintf(cmd, sizeof(cmd),
 		 "env -u MAKEFLAGS -u MAKELEVEL make -s -C %s M=%s/usr/src/kcollider-%s modules 2>&1",
 		 kdir, dest, KCOLLIDER_VERSION);
@@ -221,8 +223,8 @@ TEST_F_TIMEOUT(mk, bench_writes_a_summary_of_its_figures, 120)
 
 	ASSERT_NE(NULL, dir);
 	snprintf(cmd, sizeof(cmd), "cd %s && BENCH=cli BENCH_CLI_REPORTS=2000 BUILD=%s "
-		 KC_TOP "/selftests/runner/bench.sh > /dev/null 2>&1 && "
-		 "cat %s/bench/summary.md", dir, dir, dir);
+		 KC_TOP "/selftests/runner/bench.sh > /dev/null 2>&1 && cat %s/bench/summary.md",
+		 dir, dir, dir);
 	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "# make bench: summary\n")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "\n- Commit: "));
@@ -278,13 +280,14 @@ TEST_F_TIMEOUT(mk, man_pages_render, 120)
 	snprintf(cmd, sizeof(cmd), "ls %s/man | wc -l", dir);
 	ASSERT_EQ(0, run(cmd));
 	EXPECT_EQ(n, atoi(out)) TH_LOG("%s/man holds %s", dir, out);
-	snprintf(cmd, sizeof(cmd), "cd %s/man && for f in *; do "
-		 "groff -man -Tutf8 -ww -z $f 2>&1 | sed \"s|^|$f: |\"; done", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s/man && for f in *; do groff -man -Tutf8 -ww -z $f 2>&1 | sed \"s|^|$f: |\"; done",
+		 dir);
 	ASSERT_EQ(0, run(cmd));
 	EXPECT_STREQ("", out);
 	/* The text as man shows it: no markup, the version in every footer. */
-	snprintf(cmd, sizeof(cmd), "cd %s/man && for f in *; do "
-		 "groff -man -Tutf8 -P-cbou $f > $f.txt || echo $f; done; "
+	snprintf(cmd, sizeof(cmd),
+		 "cd %s/man && for f in *; do groff -man -Tutf8 -P-cbou $f > $f.txt || echo $f; done; "
 		 "grep -l -e '[*][*]' -e '``' -e '|version|' -e ':Manual' -e '^\\.\\. ' *.txt; "
 		 "grep -L -e '^kcollider " KCOLLIDER_VERSION "  ' *.txt", dir);
 	run(cmd);
@@ -300,7 +303,7 @@ TEST_F_TIMEOUT(mk, man_pages_render, 120)
 TEST(every_command_has_a_man_page_and_completion)
 {
 	char help[4096], main_page[16384], *line, *save = NULL, name[64], path[512];
-	int n = 0;
+	int n = 0, fields;
 
 	ASSERT_EQ(0, run("cat " KC_TOP "/Documentation/man/kcollider.rst"));
 	ASSERT_LT(strlen(out), sizeof(main_page));
@@ -311,7 +314,8 @@ TEST(every_command_has_a_man_page_and_completion)
 	ASSERT_NE(NULL, line);
 	for (line = strtok_r(line + 10, "\n", &save); line && line[0] == ' ';
 	     line = strtok_r(NULL, "\n", &save)) {
-		ASSERT_EQ(1, sscanf(line, " %63s", name));
+		fields = sscanf(line, " %63s", name);
+		ASSERT_EQ(1, fields);
 		snprintf(path, sizeof(path), "\n**%s**\n    ", name);
 		EXPECT_NE(NULL, strstr(main_page, path)) TH_LOG("kcollider.rst: no %s", name);
 		if (!strcmp(name, "help"))

@@ -138,8 +138,8 @@ TEST(kcsan_style_benign_is_no_crash)
 	log = replace(full, "class: harmful", "class: benign filter=lossy-counter");
 	ASSERT_NE(NULL, log);
 	EXPECT_FALSE(syz_parse(log, &c)) TH_LOG("%s at line %d", c.header, c.line);
-	EXPECT_FALSE(syz_parse("kcollider: benign: filter=lossy-counter sampled=a "
-			       "racer=b addr=0xffff888003a1c000 seq=3\n", &c));
+	EXPECT_FALSE(syz_parse("kcollider: benign: filter=lossy-counter sampled=a racer=b addr=0xffff888003a1c000 seq=3\n",
+			       &c));
 	/* The CLI still reads the benign full report as a report. */
 	ASSERT_EQ(0, cli_json(log, out, sizeof(out)));
 	EXPECT_NE(NULL, strstr(out, "\"status\":\"ok\"")) TH_LOG("%s", out);
@@ -211,8 +211,8 @@ TEST(kcsan_dmesg_kept_report)
 	rep = syz_report(log, &c);
 	ASSERT_NE(NULL, rep);
 	EXPECT_EQ(0, strncmp(rep, "random: crng init done\n"
-			     "=================================================================="
-			     "\nBUG: KCSAN: data-race in test_kernel_read / test_kernel_write\n\n"
+			     "==================================================================\n"
+			     "BUG: KCSAN: data-race in test_kernel_read / test_kernel_write\n\n"
 			     "write to 0xffffffffc009a628 of 8 bytes by task 487 on cpu 0:\n"
 			     " test_kernel_write+0x1d/0x30\n", 200)) TH_LOG("%s", rep);
 	EXPECT_EQ(NULL, strstr(rep, "[   1"));
@@ -457,8 +457,9 @@ TEST(kcsan_panic_on_warn)
 	EXPECT_NE(NULL, strstr(rep, "\nHardware name: Google"));
 	free(rep);
 	/* a short report keeps the panic */
-	ASSERT_GT(asprintf(&panicked, "%s[   21.000009] Kernel panic - not syncing: "
-			   "panic_on_warn set ...\n", brief), 0);
+	ASSERT_GT(asprintf(&panicked,
+			   "%s[   21.000009] Kernel panic - not syncing: panic_on_warn set ...\n",
+			   brief), 0);
 	ASSERT_TRUE(syz_parse(panicked, &c));
 	EXPECT_TRUE(c.panicked);
 	rep = syz_report(panicked, &c);

@@ -725,6 +725,9 @@ noinline void kc_n7_use_b(struct kc_n7_obj *o)
  * right after the other thread's free, on the same CPU, so the allocator's
  * per-CPU free list hands back the object just freed (whatever else of
  * that size the kernel allocates in between only makes a turn miss).
+ * The turns are handed over with yield() on purpose: the other thread
+ * runs next, where cond_resched() would keep the CPU until a reschedule
+ * is due.
  */
 static atomic_t kc_n7_turn;
 
@@ -1401,11 +1404,13 @@ unsigned long kc_n11_seq;
 
 noinline void kc_n11_publish(unsigned long v)
 {
+	/* N11's marked store: pairs with kc_n11_observe()'s acquire */
 	smp_store_release(&kc_n11_seq, v);
 }
 
 noinline unsigned long kc_n11_observe(void)
 {
+	/* N11's marked load: pairs with kc_n11_publish()'s release */
 	return smp_load_acquire(&kc_n11_seq);
 }
 
@@ -1425,6 +1430,7 @@ unsigned long kc_r21_seq;
 
 noinline void kc_r21_publish(unsigned long v)
 {
+	/* R21's marked side: the reader's plain load makes it a race */
 	smp_store_release(&kc_r21_seq, v);
 }
 
@@ -1454,6 +1460,7 @@ noinline void kc_n12_note(unsigned long v)
 
 noinline unsigned long kc_n12_peek_racy(void)
 {
+	/* N12: a racy read on purpose, which data_race() says is intended */
 	return data_race(kc_n12_last);
 }
 
@@ -1506,6 +1513,7 @@ static unsigned long kc_b6_nodes[2] __aligned(8);
 
 noinline void kc_b6_set_first(unsigned long first)
 {
+	/* as hlist_bl_set_first_rcu(): publishes the node, bit 0 kept set */
 	smp_store_release(&kc_b6_head, first | 1);
 }
 

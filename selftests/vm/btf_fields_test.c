@@ -59,8 +59,9 @@ FIXTURE_SETUP(btf)
 		ASSERT_TRUE(false) TH_LOG("load kc_planted: %s", strerror(errno));
 	}
 	snprintf(btf_path, sizeof(btf_path), "%s/kc_planted.btf", tmp ? tmp : "/tmp");
-	snprintf(cmd, sizeof(cmd), "pahole --btf_base /sys/kernel/btf/vmlinux "
-		 "--btf_encode_detached=%s %s 2>&1", btf_path, planted_path());
+	snprintf(cmd, sizeof(cmd),
+		 "pahole --btf_base /sys/kernel/btf/vmlinux --btf_encode_detached=%s %s 2>&1",
+		 btf_path, planted_path());
 	if (run(cmd)) {
 		kc_unload_module("kcollider");
 		kc_unload_module("kc_planted");
@@ -83,12 +84,11 @@ static void check_field(struct __test_metadata *_metadata, const char *type,
 {
 	char cmd[1024], expect[512];
 
-	snprintf(cmd, sizeof(cmd), "%s/user/kcollider -j report -D "
-		 "--btf /sys/kernel/btf --btf %s", kc_top(), btf_path);
+	snprintf(cmd, sizeof(cmd), "%s/user/kcollider -j report -D --btf /sys/kernel/btf --btf %s",
+		 kc_top(), btf_path);
 	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
 	snprintf(expect, sizeof(expect),
-		 "\"object\":{\"type\":\"%s\",\"field\":\"%s\",\"field_offset\":%ld,"
-		 "\"field_size\":%ld,\"offset\":%ld,\"cache\":\"%s\",\"by\":\"%s\"}",
+		 "\"object\":{\"type\":\"%s\",\"field\":\"%s\",\"field_offset\":%ld,\"field_size\":%ld,\"offset\":%ld,\"cache\":\"%s\",\"by\":\"%s\"}",
 		 type, field, offset, size, offset, cache, by);
 	EXPECT_NE(NULL, strstr(out, expect)) TH_LOG("want %s in\n%.3000s", expect, out);
 }

@@ -14,6 +14,8 @@
 #include "vm_util.h"
 
 #define DEB_DIR		"build/deb"
+/* A shell command mounting a filesystem of type @fs, its source named @fs too. */
+#define MOUNT_FS(fs, args)	"mount -t " fs " " fs " " args "; "
 
 FIXTURE(deb) {
 	char root[300];		/* the overlay's merged view */
@@ -26,9 +28,8 @@ static int in_root(const char *root, const char *cmd)
 	char line[4096];
 
 	snprintf(line, sizeof(line),
-		 "chroot '%s' /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "
-		 "HOME=/root DEBIAN_FRONTEND=noninteractive sh -c '%s' "
-		 "> '%s/../cmd.log' 2>&1", root, cmd, root);
+		 "chroot '%s' /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root DEBIAN_FRONTEND=noninteractive sh -c '%s' > '%s/../cmd.log' 2>&1",
+		 root, cmd, root);
 	return system(line);
 }
 
@@ -64,13 +65,13 @@ FIXTURE_SETUP(deb)
 	snprintf(cmd, sizeof(cmd),
 		 "set -e; b='%s'; rm -rf $b; mkdir -p $b/upper $b/work $b/root; "
 		 "modprobe overlay; "
-		 "mount -t overlay overlay -o lowerdir=/,upperdir=$b/upper,"
-		 "workdir=$b/work $b/root; "
-		 "mount -t proc proc $b/root/proc; mount -t sysfs sysfs $b/root/sys; "
-		 "mount --bind /dev $b/root/dev; mount -t tmpfs tmpfs $b/root/tmp; "
-		 "mount -t tmpfs tmpfs $b/root/run; mkdir -p $b/root/run/debs; "
-		 "cp %s/" DEB_DIR "/kcollider-dkms_*_all.deb "
-		 "%s/" DEB_DIR "/kcollider_*_amd64.deb $b/root/run/debs/",
+		 MOUNT_FS("overlay", "-o lowerdir=/,upperdir=$b/upper,workdir=$b/work $b/root")
+		 MOUNT_FS("proc", "$b/root/proc") MOUNT_FS("sysfs", "$b/root/sys")
+		 "mount --bind /dev $b/root/dev; "
+		 MOUNT_FS("tmpfs", "$b/root/tmp") MOUNT_FS("tmpfs", "$b/root/run")
+		 "mkdir -p $b/root/run/debs; "
+		 "cp %s/" DEB_DIR "/kcollider-dkms_*_all.deb %s/" DEB_DIR
+		 "/kcollider_*_amd64.deb $b/root/run/debs/",
 		 self->base, kc_top(), kc_top());
 	ASSERT_EQ(0, system(cmd)) TH_LOG("overlay root or packages (make deb) missing");
 }
@@ -101,8 +102,7 @@ TEST_F_TIMEOUT(deb, packages_build_the_module_for_the_running_kernel, 1500)
 	ASSERT_EQ(0, uname(&u));
 	/* what README's Installing says, from the files of make deb */
 	ASSERT_EQ(0, in_root(self->root,
-			     "dpkg -i /run/debs/kcollider-dkms_*.deb "
-			     "/run/debs/kcollider_*.deb"))
+			     "dpkg -i /run/debs/kcollider-dkms_*.deb /run/debs/kcollider_*.deb"))
 		show_log(_metadata, self->root);
 	/* DKMS built and installed it for this kernel */
 	snprintf(cmd, sizeof(cmd), "dkms status -k %s kcollider | grep -q installed",
@@ -113,9 +113,9 @@ TEST_F_TIMEOUT(deb, packages_build_the_module_for_the_running_kernel, 1500)
 		 u.release, u.release);
 	ASSERT_EQ(0, in_root(self->root, cmd)) show_log(_metadata, self->root);
 	/* modprobe finds that build, and the packaged CLI talks to it */
-	ASSERT_EQ(0, in_root(self->root, "modprobe kcollider && "
-			     "test -x /usr/sbin/kcollider && "
-			     "kcollider version | grep -qx \"kcollider " KCOLLIDER_VERSION "\""))
+	ASSERT_EQ(0, in_root(self->root,
+			     "modprobe kcollider && test -x /usr/sbin/kcollider && kcollider version | grep -qx \"kcollider "
+			     KCOLLIDER_VERSION "\""))
 		show_log(_metadata, self->root);
 	ASSERT_LT(0, kc_read_attr("version", buf, sizeof(buf)));
 	ASSERT_STREQ(KCOLLIDER_VERSION "\n", buf);

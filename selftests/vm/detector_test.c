@@ -186,8 +186,7 @@ TEST_F_TIMEOUT(planted, r26_store_seen_before_its_trap_names_the_racer, 120)
 	ASSERT_EQ(0, kc_write_attr("targets", "kc_planted:kc_r8_read"));
 	ASSERT_EQ(0, kc_enable());
 	ASSERT_TRUE(run_until("r26", 60, needles, report, sizeof(report)))
-		TH_LOG("no R26 report naming the late racer; traps_awaited %ld"
-		       " unknown_origin %ld; log:\n%.3000s",
+		TH_LOG("no R26 report naming the late racer; traps_awaited %ld unknown_origin %ld; log:\n%.3000s",
 		       kc_stat("traps_awaited"), kc_stat("unknown_origin"),
 		       read_reports());
 	ASSERT_NE(NULL, strstr(report, " kc_r8_read+")) TH_LOG("%s", report);

@@ -69,8 +69,7 @@ static void expect_benign_only(struct __test_metadata *_metadata,
 TEST_F_TIMEOUT(filters, b1_increment_only_counter_is_benign_lossy_counter, 120)
 {
 	expect_benign_only(_metadata, "kc_planted:kc_b1_stat_inc", "b1",
-			   "kcollider: benign: filter=lossy-counter "
-			   "sampled=kc_b1_stat_inc racer=kc_b1_stat_inc");
+			   "kcollider: benign: filter=lossy-counter sampled=kc_b1_stat_inc racer=kc_b1_stat_inc");
 	ASSERT_GE(kc_stat("benign_lossy-counter"), 1);
 }
 
@@ -162,8 +161,7 @@ TEST_F_TIMEOUT(filters, b4_counter_bumped_by_two_functions_is_lossy_counter, 120
 TEST_F_TIMEOUT(filters, b2_test_of_other_bit_is_benign_other_bits, 120)
 {
 	expect_benign_only(_metadata, "kc_planted:kc_b2_test_bit5", "b2",
-			   "kcollider: benign: filter=other-bits "
-			   "sampled=kc_b2_test_bit5 racer=kc_b2_flip_bit0");
+			   "kcollider: benign: filter=other-bits sampled=kc_b2_test_bit5 racer=kc_b2_flip_bit0");
 	ASSERT_GE(kc_stat("benign_other-bits"), 1);
 }
 
@@ -171,8 +169,7 @@ TEST_F_TIMEOUT(filters, b2_test_of_other_bit_is_benign_other_bits, 120)
 TEST_F_TIMEOUT(filters, b5_store_keeping_the_tested_bit_is_other_bits, 120)
 {
 	expect_benign_only(_metadata, "kc_planted:kc_b5_test_bit5", "b5",
-			   "kcollider: benign: filter=other-bits "
-			   "sampled=kc_b5_test_bit5 racer=kc_b5_store_flipped");
+			   "kcollider: benign: filter=other-bits sampled=kc_b5_test_bit5 racer=kc_b5_store_flipped");
 }
 
 /*
@@ -197,8 +194,7 @@ TEST_F_TIMEOUT(filters, n18_own_task_word_touched_by_its_wakeup_is_own_wakeup, 1
 	int t;
 
 	expect_benign_only(_metadata, "kc_planted:kc_n18_own_bits", "n18",
-			   "kcollider: benign: filter=own-wakeup "
-			   "sampled=kc_n18_own_bits");
+			   "kcollider: benign: filter=own-wakeup sampled=kc_n18_own_bits");
 	ASSERT_GE(kc_stat("benign_own-wakeup"), 1);
 	ASSERT_EQ(NULL, strstr(read_reports(), "kcollider: class: harmful"))
 		TH_LOG("%.2000s", read_reports());
@@ -226,8 +222,7 @@ TEST_F_TIMEOUT(filters, n18_own_task_word_touched_by_its_wakeup_is_own_wakeup, 1
 TEST_F_TIMEOUT(filters, n19_own_field_written_by_its_switch_is_own_wakeup, 120)
 {
 	expect_benign_only(_metadata, "kc_planted:kc_n19_own_switch", "n19",
-			   "kcollider: benign: filter=own-wakeup "
-			   "sampled=kc_n19_own_switch");
+			   "kcollider: benign: filter=own-wakeup sampled=kc_n19_own_switch");
 	ASSERT_EQ(NULL, strstr(read_reports(), "kcollider: class: harmful"))
 		TH_LOG("%.2000s", read_reports());
 }
@@ -258,8 +253,9 @@ TEST_F_TIMEOUT(filters, b3_jiffies_is_suppressed_and_counted, 120)
 	char *p;
 
 	ASSERT_EQ(0, start("kc_planted:kc_b3_read_jiffies"));
-	ASSERT_TRUE(run_until_report("b3", "kcollider: benign: filter=suppressed "
-			      "sampled=kc_b3_read_jiffies", 30))
+	ASSERT_TRUE(run_until_report("b3",
+				     "kcollider: benign: filter=suppressed sampled=kc_b3_read_jiffies",
+				     30))
 		TH_LOG("%.2000s", read_reports());
 	ASSERT_EQ(NULL, strstr(read_reports(), "BUG: KCOLLIDER"));
 	ASSERT_LT(0, kc_read_attr("suppress", buf, sizeof(buf)));
@@ -333,8 +329,9 @@ TEST_F_TIMEOUT(filters, n9_recycled_typesafe_object_is_reported, 150)
 TEST_F_TIMEOUT(filters, m1_plain_load_racing_lock_rmw_is_benign_locked_racer, 120)
 {
 	ASSERT_EQ(0, start("kc_planted:kc_m1_plain_read"));
-	ASSERT_TRUE(run_until_report("m1", "kcollider: benign: filter=locked-racer "
-			      "sampled=kc_m1_plain_read racer=kc_m1_atomic_inc", 30))
+	ASSERT_TRUE(run_until_report("m1",
+				     "kcollider: benign: filter=locked-racer sampled=kc_m1_plain_read racer=kc_m1_atomic_inc",
+				     30))
 		TH_LOG("%.2000s", read_reports());
 	/*
 	 * Never a harmful report that caught the LOCK'd increment. A window

@@ -499,9 +499,9 @@ static void build_cases(struct cases *cs, const struct known *k)
 		"=1", "x=", "x==on", "x=on=off", "x=on,y=off",
 		"x=on\ny=off", "clear\nclear", "clearx", "clear:",
 		/* whitespace */
-		" ", "  ", "\t", "\n", "\n\n", "\r", "\r\n", " \n",
+		" ", "  ", "\t", "\n", "\n\n", "\r", "\r\n", "\x20\n",
 		"\v", "\f", " 5", "5 ", "5\t", "\t5", "5\n\n", "5\r\n",
-		"5\r", " 1\n", "1 \n", "on \n", " on", "kcsan ",
+		"5\r", " 1\n", "1\x20\n", "on\x20\n", " on", "kcsan ",
 		" kcsan", "x =on", "x= on", "x=on ", "x=on\n\n",
 		"+ kcfz", "- kcfz",
 		/* bytes no file takes */

@@ -39,8 +39,7 @@ static int load_with(const char *options, const char *loader)
 	snprintf(cmd, sizeof(cmd),
 		 "set -e; root=${TMPDIR:-/tmp}/kc_boot; rel=$(uname -r); "
 		 "rm -rf $root; "
-		 "mkdir -p $root/lib/modules/$rel/extra $root/etc/modprobe.d "
-		 "$root/etc/modules-load.d; "
+		 "mkdir -p $root/lib/modules/$rel/extra $root/etc/modprobe.d $root/etc/modules-load.d; "
 		 "cp '%s' $root/lib/modules/$rel/extra/kcollider.ko; "
 		 "depmod -b $root $rel 2>/dev/null; "
 		 "echo 'options kcollider %s' > $root/etc/modprobe.d/kcollider.conf; "

@@ -105,10 +105,7 @@ TEST_F(params, values_given_at_load_are_the_settings)
 	char buf[4096];
 
 	ASSERT_EQ(0, kc_load_module(kc_module_path(),
-				    "sample_rate=37 max_probes=17 dedup_ms=1234 "
-				    "window_atomic_us=77 strict=1 "
-				    "report_style=kcsan "
-				    "suppress=clear,+kc_param_one,+kc_param_two"))
+				    "sample_rate=37 max_probes=17 dedup_ms=1234 window_atomic_us=77 strict=1 report_style=kcsan suppress=clear,+kc_param_one,+kc_param_two"))
 		TH_LOG("load: %s", strerror(errno));
 	ASSERT_EQ(37, attr_long("sample_rate"));
 	ASSERT_EQ(17, attr_long("max_probes"));
@@ -137,11 +134,13 @@ TEST_F(params, values_given_at_load_are_the_settings)
 TEST_F(params, list_parameter_sets_each_filter)
 {
 	char buf[4096], first[64], param[256];
+	int n;
 
 	/* the first filter's name, whatever the filters are */
 	ASSERT_EQ(0, kc_load_module(kc_module_path(), NULL));
 	ASSERT_LT(0, kc_read_attr("filters", buf, sizeof(buf)));
-	ASSERT_EQ(1, sscanf(buf, "%63s", first));
+	n = sscanf(buf, "%63s", first);
+	ASSERT_EQ(1, n);
 	ASSERT_NE(NULL, strstr(buf, " on\n")) TH_LOG("%s", buf);
 	ASSERT_EQ(0, kc_unload_module("kcollider"));
 	snprintf(param, sizeof(param), "filters=%s=off,%s=on,%s=off", first,
@@ -229,9 +228,7 @@ TEST_F(params, settings_given_at_load_apply_to_the_initial_targets)
 TEST_F_TIMEOUT(params, enabled_at_load_samples_the_targets, 150)
 {
 	ASSERT_EQ(0, load_planted());
-	ASSERT_EQ(0, kc_load_module(kc_module_path(),
-				    "targets=module:kc_planted sample_rate=200 "
-				    "enabled=1"))
+	ASSERT_EQ(0, kc_load_module(kc_module_path(), "targets=module:kc_planted sample_rate=200 enabled=1"))
 		TH_LOG("load: %s", strerror(errno));
 	ASSERT_EQ(1, attr_long("enabled"));
 	ASSERT_LT(0, kc_stat("sites"));

@@ -220,7 +220,7 @@ static const char *dmesg_trouble(void)
 }
 
 /* Progress on the console: a test that hangs the VM says where. */
-static void kmsg(const char *fmt, int arg)
+static void progress(const char *fmt, int arg)
 {
 	char line[128];
 	int fd = open("/dev/kmsg", O_WRONLY);
@@ -334,7 +334,7 @@ TEST_F_TIMEOUT(engine, all_targets_the_whole_kernel, 300)
 	int i, n;
 
 	kc_klog_mark();
-	kmsg("all: building", 0);
+	progress("all: building", 0);
 	ASSERT_EQ(0, kc_write_attr("targets", "all"));
 	sites = target_sites("all");
 	/* Debian's vmlinux alone has hundreds of thousands */
@@ -343,7 +343,7 @@ TEST_F_TIMEOUT(engine, all_targets_the_whole_kernel, 300)
 	ASSERT_GT(kc_stat("funcs_denied"), 100);
 	/* well under 16 MB for the table */
 	ASSERT_LT(kc_stat("sites_bytes"), 16L << 20);
-	kmsg("all: sampling", 0);
+	progress("all: sampling", 0);
 	ASSERT_EQ(0, kc_enable());
 	/* until a sample: the workload runs VFS and pipe code */
 	for (i = 0; i < 600 && samples <= 0; i++) {
@@ -1193,9 +1193,8 @@ TEST_F_TIMEOUT(engine, rate_beyond_the_machine_is_explained, 600)
 	double t0, t1;
 	long lost;
 
-	ASSERT_EQ(0, kc_write_attr("targets", "pipe_read,pipe_write,vfs_read,"
-				   "vfs_write,ksys_read,ksys_write,"
-				   "copy_page_to_iter,copy_page_from_iter"));
+	ASSERT_EQ(0, kc_write_attr("targets",
+				   "pipe_read,pipe_write,vfs_read,vfs_write,ksys_read,ksys_write,copy_page_to_iter,copy_page_from_iter"));
 	ASSERT_EQ(0, kc_write_attr("sample_rate", "100000"));
 	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
 	t0 = now_s();
@@ -1415,8 +1414,8 @@ TEST_F_TIMEOUT(engine, holds_queued_behind_busy_cpus_are_not_charged, 300)
 	TH_LOG("samples %ld, held %ld us, queued %ld us, charged %ld ms, run_delay kept %d",
 	       kc_stat("samples"), stall, queued, cost, run_delay_kept());
 	ASSERT_GE(kc_stat("samples"), 20);
-	/* each wake waited for the spinner's slice: a good part of a hold */
 	if (run_delay_kept()) {
+		/* each wake waited for the spinner's slice: a good part of a hold */
 		ASSERT_GE(queued, stall / 10);
 	} else {
 		ASSERT_EQ(0, queued);
@@ -1571,11 +1570,7 @@ static pid_t planted_in_background(const char *scenario, int ms)
 }
 
 static const char soak_hot[] =
-	"pipe_read,pipe_write,vfs_read,vfs_write,ksys_read,ksys_write,"
-	"rw_verify_area,copy_page_to_iter,copy_page_from_iter,"
-	"shmem_write_begin,shmem_write_end,shmem_file_read_iter,"
-	"filemap_read,generic_perform_write,d_alloc_parallel,"
-	"path_openat,do_unlinkat,kc_planted:kc_r1_inc";
+	"pipe_read,pipe_write,vfs_read,vfs_write,ksys_read,ksys_write,rw_verify_area,copy_page_to_iter,copy_page_from_iter,shmem_write_begin,shmem_write_end,shmem_file_read_iter,filemap_read,generic_perform_write,d_alloc_parallel,path_openat,do_unlinkat,kc_planted:kc_r1_inc";
 
 /* One soak cycle; @detector false: the same workload and race alone. */
 static void soak_cycle(struct __test_metadata *_metadata, int cycle,
@@ -1587,7 +1582,7 @@ static void soak_cycle(struct __test_metadata *_metadata, int cycle,
 	pid_t bg;
 
 	if (detector) {
-		kmsg("soak cycle %d", cycle);
+		progress("soak cycle %d", cycle);
 		ASSERT_EQ(0, kc_load_module(kc_module_path(), NULL))
 			TH_LOG("cycle %d: load: %s", cycle, strerror(errno));
 		ASSERT_EQ(0, kc_write_attr("targets",
@@ -1615,7 +1610,7 @@ static void soak_cycle(struct __test_metadata *_metadata, int cycle,
 		n = sampler_addrs(probe_addrs, ARRAY_SIZE(probe_addrs));
 		ASSERT_LE(0, n);
 		ASSERT_EQ(0, int3s_at(probe_addrs, n)) TH_LOG("cycle %d", cycle);
-		kmsg("soak cycle %d: unloading", cycle);
+		progress("soak cycle %d: unloading", cycle);
 		ASSERT_EQ(0, kc_unload_module("kcollider"))
 			TH_LOG("cycle %d: unload: %s", cycle, strerror(errno));
 		ASSERT_EQ(0, kprobes_listed()) TH_LOG("cycle %d", cycle);

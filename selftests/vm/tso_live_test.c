@@ -153,9 +153,8 @@ static void check_cycle(struct __test_metadata *_metadata, const char *out,
 	EXPECT_STREQ(witness, field2(cyc, "\"reader\":", "\"store\":", "symbol"));
 	EXPECT_STREQ(load, field2(cyc, "\"reader\":", "\"load\":", "symbol"));
 	EXPECT_NE(NULL, strstr(field2(cyc, "\"racer\":", "\"load\":", "symbol"), "+0x"));
-	if (w->close) {
+	if (w->close)
 		EXPECT_STREQ(w->close, field2(cyc, "\"racer\":", "\"load\":", "symbol"));
-	}
 	EXPECT_NE(NULL, strstr(out, "\"litmus_tso_allowed\":true"));
 	EXPECT_NE(NULL, strstr(out, "\"litmus_sc_allowed\":false"));
 	EXPECT_NE(NULL, strstr(out, "\"litmus_fixed_tso_allowed\":false"));
@@ -171,9 +170,8 @@ static void check(struct __test_metadata *_metadata, const char *name,
 		TH_LOG("%s: %s", name, out);
 	TH_LOG("%s (%s): %.1500s", name, modules ? "--modules" : "kcore", out);
 	EXPECT_STREQ(w->verdict, field(out, NULL, "verdict")) TH_LOG("%s", out);
-	if (w->load) {
+	if (w->load)
 		EXPECT_STREQ(w->load, field(out, "\"load\":", "symbol"));
-	}
 	/* Braces: the harness's EXPECT_* are loops, an "else" would bind wrong. */
 	if (w->witness) {
 		EXPECT_EQ(0, strncmp(w->witness, field(out, "\"witness\":", "symbol"),
@@ -182,9 +180,8 @@ static void check(struct __test_metadata *_metadata, const char *name,
 	} else {
 		EXPECT_NE(NULL, strstr(out, "\"witness\":null"));
 	}
-	if (w->fence) {
+	if (w->fence)
 		EXPECT_STREQ(w->fence, field(out, "\"fence\":", "symbol"));
-	}
 	if (w->barrier) {
 		EXPECT_NE(NULL, strstr(field(out, "\"barrier\":", "symbol"),
 				       w->barrier))
@@ -239,8 +236,7 @@ TEST_F_TIMEOUT(live, r9_store_buffering_sc_violation, 240)
 	};
 
 	ASSERT_EQ(0, kc_write_attr("targets",
-				   "kc_planted:kc_r9_write_x,kc_planted:kc_r9_read_y,"
-				   "kc_planted:kc_r9_write_y,kc_planted:kc_r9_read_x"));
+				   "kc_planted:kc_r9_write_x,kc_planted:kc_r9_read_y,kc_planted:kc_r9_write_y,kc_planted:kc_r9_read_x"));
 	check_pairs(_metadata, "r9", w, 2);
 }
 
@@ -262,8 +258,7 @@ TEST_F_TIMEOUT(live, r10_message_passing_verdict, 240)
 	};
 
 	ASSERT_EQ(0, kc_write_attr("targets",
-				   "kc_planted:kc_r10_write_data,kc_planted:kc_r10_write_flag,"
-				   "kc_planted:kc_r10_read_flag,kc_planted:kc_r10_read_data"));
+				   "kc_planted:kc_r10_write_data,kc_planted:kc_r10_write_flag,kc_planted:kc_r10_read_flag,kc_planted:kc_r10_read_data"));
 	check_pairs(_metadata, "r10", w, 2);
 }
 
