@@ -559,6 +559,20 @@ TEST_F_TIMEOUT(planted, silent_cpu_gets_the_recent_sites_written, 120)
 
 #define CPUSYNC_SELFTEST	"/sys/kernel/debug/kcollider/cpusync_selftest"
 
+/* A self-test that needs a second CPU passes from every CPU, no splat. */
+static void passes_on_every_cpu(struct __test_metadata *_metadata,
+				const char *selftest)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	char line[200], result[64];
+	int cpu;
+
+	ASSERT_GE(ncpus, 2) TH_LOG("the self-test needs a second CPU");
+	cpu = selftest_on_every_cpu(selftest, result, sizeof(result));
+	ASSERT_EQ(-1, cpu) TH_LOG("cpu %d: %s", cpu, result);
+	ASSERT_FALSE(dmesg_has_trouble(line, sizeof(line))) TH_LOG("%s", line);
+}
+
 /*
  * Under TCG a removed int3's page is written a second time once every
  * other CPU has taken an interrupt since the removal: a translation made
@@ -569,14 +583,7 @@ TEST_F_TIMEOUT(planted, silent_cpu_gets_the_recent_sites_written, 120)
 TEST_F_TIMEOUT(planted, second_write_waits_for_every_cpu_to_take_an_interrupt,
 	       120)
 {
-	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	char line[200], result[64];
-	int cpu;
-
-	ASSERT_GE(ncpus, 2) TH_LOG("the self-test needs a second CPU");
-	cpu = selftest_on_every_cpu(CPUSYNC_SELFTEST, result, sizeof(result));
-	ASSERT_EQ(-1, cpu) TH_LOG("cpu %d: %s", cpu, result);
-	ASSERT_FALSE(dmesg_has_trouble(line, sizeof(line))) TH_LOG("%s", line);
+	passes_on_every_cpu(_metadata, CPUSYNC_SELFTEST);
 }
 
 #define IDLE_SELFTEST	"/sys/kernel/debug/kcollider/idle_selftest"
@@ -589,14 +596,7 @@ TEST_F_TIMEOUT(planted, second_write_waits_for_every_cpu_to_take_an_interrupt,
  */
 TEST_F_TIMEOUT(planted, write_of_a_thread_woken_on_an_idle_cpu_traps, 120)
 {
-	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	char line[200], result[64];
-	int cpu;
-
-	ASSERT_GE(ncpus, 2) TH_LOG("the self-test needs a second CPU");
-	cpu = selftest_on_every_cpu(IDLE_SELFTEST, result, sizeof(result));
-	ASSERT_EQ(-1, cpu) TH_LOG("cpu %d: %s", cpu, result);
-	ASSERT_FALSE(dmesg_has_trouble(line, sizeof(line))) TH_LOG("%s", line);
+	passes_on_every_cpu(_metadata, IDLE_SELFTEST);
 }
 
 /* ---- sysfs validation: garbage is -EINVAL and changes nothing ---- */
