@@ -717,16 +717,94 @@ static int foreign_probe_add_while_armed(unsigned long site, unsigned long at)
 	return b == 0xcc ? foreign_probe_add(at) : -1;
 }
 
+static bool listed_in(unsigned long addr, const unsigned long *addrs, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (addrs[i] == addr)
+			return true;
+	return false;
+}
+
+/* Whether kprobes lists a probe on @addr. */
+static bool probe_on(unsigned long addr)
+{
+	static unsigned long listed[ARRAY_SIZE(probe_addrs)];
+
+	return listed_in(addr, listed,
+			 kprobe_addrs(listed, ARRAY_SIZE(listed)));
+}
+
+/* Whether the sampler may have written an int3 on @addr lately. */
+static bool sampler_site(unsigned long addr)
+{
+	static unsigned long ours[ARRAY_SIZE(probe_addrs)];
+
+	return listed_in(addr, ours, sampler_addrs(ours, ARRAY_SIZE(ours)));
+}
+
 /*
- * The coexistence case of another tool's optimized kprobe. Our int3 sits
- * in the text without kprobes knowing: a visit, or a registered probe of
- * ours armed directly (kprobes believes it disabled). Another tool's probe
- * prepared next to it (an optimized one copies the bytes after its own,
- * ours included, and writes them back when unoptimized) must find the
- * original bytes. Our hook on kprobes' preparation takes every such int3
- * out first, and none is armed where an optimized probe's jump covers it.
- * Whatever the order, the module's text ends as it began.
+ * kprobes takes an unregistered probe's jump out later, from its
+ * optimizer's worker, which may first wait for an RCU-tasks grace period
+ * begun before: wait (up to 10 s) for the bytes at @at to be @orig again,
+ * our own int3s aside. The place before a site may be a site of ours too,
+ * armed again once the foreign probe is gone. The last bytes read are
+ * left in @now.
  */
+static bool foreign_jump_gone(unsigned long at, const unsigned char *orig,
+			      unsigned char *now)
+{
+	int i, k;
+
+	for (i = 0; i < 500; i++) {
+		if (kernel_text_read(at, now, 5))
+			return false;
+		for (k = 0; k < 5; k++)
+			if (now[k] != orig[k] &&
+			    !(now[k] == 0xcc && sampler_site(at + k)))
+				break;
+		if (k == 5)
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+/*
+ * The next place 1-4 bytes before one of @sites (from *@from on) where
+ * kprobes optimizes another tool's probe, into @site and @at. A place
+ * that is a site itself is passed over.
+ */
+static bool optimizable_place(const unsigned long *sites, int n, int *from,
+			      unsigned long lo, const unsigned char *pristine,
+			      unsigned long *site, unsigned long *at)
+{
+	unsigned char now[5];
+	unsigned long place;
+	bool optimized;
+	int k;
+
+	for (; *from < n; (*from)++) {
+		for (k = 1; k <= 4; k++) {
+			place = sites[*from] - k;
+			if (place < lo || listed_in(place, sites, n) ||
+			    foreign_probe_add(place))
+				continue;
+			optimized = kprobe_optimized(place, 500);
+			foreign_probe_del();
+			/* optimized too late for the check: its jump goes */
+			foreign_jump_gone(place, &pristine[place - lo], now);
+			if (optimized) {
+				*site = sites[(*from)++];
+				*at = place;
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
 /*
  * The kc_planted function @addr is in, into @name, as a target names it:
  * without the compiler's suffix (".part.0", ".cold"), which targets match
@@ -768,32 +846,6 @@ static bool registered_at(unsigned long addr)
 }
 
 /*
- * kprobes takes an unregistered probe's jump out later, from its
- * optimizer's worker, which may first wait for an RCU-tasks grace period
- * begun before: wait (up to 10 s) for the bytes at @at to be @orig again,
- * our own int3 on @site aside.
- */
-static bool foreign_jump_gone(unsigned long at, unsigned long site,
-			      const unsigned char *orig)
-{
-	unsigned char now[5];
-	int i, k;
-
-	for (i = 0; i < 500; i++) {
-		if (kernel_text_read(at, now, sizeof(now)))
-			return false;
-		for (k = 0; k < 5; k++)
-			if (now[k] != orig[k] &&
-			    !(at + k == site && now[k] == 0xcc))
-				break;
-		if (k == 5)
-			return true;
-		usleep(20000);
-	}
-	return false;
-}
-
-/*
  * The text of [@lo, @hi) as @pristine says, once kprobes' optimizer is
  * done with the jumps of probes already gone (up to 10 s): -1, the
  * offset of the first byte that stayed otherwise (read into @text), or -2
@@ -817,6 +869,16 @@ static int text_settled(unsigned long lo, unsigned long hi,
 	return i;
 }
 
+/*
+ * The coexistence case of another tool's optimized kprobe. Our int3 sits
+ * in the text without kprobes knowing: a visit, or a registered probe of
+ * ours armed directly (kprobes believes it disabled). Another tool's probe
+ * prepared next to it (an optimized one copies the bytes after its own,
+ * ours included, and writes them back when unoptimized) must find the
+ * original bytes. Our hook on kprobes' preparation takes every such int3
+ * out first, and none is armed where an optimized probe's jump covers it.
+ * Whatever the order, the module's text ends as it began.
+ */
 static void foreign_optimized_neighbour(struct __test_metadata *_metadata,
 					bool *loaded, bool visits)
 {
@@ -825,8 +887,9 @@ static void foreign_optimized_neighbour(struct __test_metadata *_metadata,
 	unsigned char window[5], now[5];
 	unsigned long lo, hi, site = 0, at = 0;
 	char func[256], spec[300];
+	static unsigned long visited[ARRAY_SIZE(probe_addrs)];
 	long withdrawn;
-	int i, k, n, tries;
+	int i, n, from, tries;
 
 	/* the place is found among visits in any case: they cover the module */
 	ASSERT_EQ(0, kc_unload_module("kcollider"));
@@ -842,25 +905,14 @@ static void foreign_optimized_neighbour(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, kprobe_addrs(probe_addrs, ARRAY_SIZE(probe_addrs)));
 	n = visited_addrs(probe_addrs, ARRAY_SIZE(probe_addrs));
 	ASSERT_LT(0, n);
-	/* a place 1-4 bytes before a site where kprobes optimizes a probe */
-	for (i = 0; i < n && !at; i++) {
-		for (k = 1; k <= 4 && !at; k++) {
-			if (probe_addrs[i] - k < lo ||
-			    foreign_probe_add(probe_addrs[i] - k))
-				continue;
-			if (kprobe_optimized(probe_addrs[i] - k, 500)) {
-				site = probe_addrs[i];
-				at = site - k;
-			}
-			ASSERT_EQ(0, foreign_probe_del());
-			/* optimized too late for the check: its jump goes */
-			foreign_jump_gone(probe_addrs[i] - k, probe_addrs[i],
-					  &pristine[probe_addrs[i] - k - lo]);
-		}
-	}
-	ASSERT_NE(0, at) TH_LOG("no optimizable place before %d sites", n);
-	TH_LOG("site %lx, foreign probe at %lx", site, at);
-	if (!visits) {
+	memcpy(visited, probe_addrs, n * sizeof(*visited));
+	for (from = 0;;) {
+		ASSERT_TRUE(optimizable_place(visited, n, &from, lo, pristine,
+					      &site, &at))
+			TH_LOG("no optimizable place before %d sites", n);
+		TH_LOG("site %lx, foreign probe at %lx", site, at);
+		if (visits)
+			break;
 		/*
 		 * Registered probes, armed by writing the int3 ourselves, on
 		 * that function alone: a table smaller than the reserve keeps
@@ -875,6 +927,13 @@ static void foreign_optimized_neighbour(struct __test_metadata *_metadata,
 		ASSERT_EQ(0, kc_enable());
 		ASSERT_TRUE(registered_at(site)) TH_LOG("%s", spec);
 		ASSERT_EQ(0, kc_stat("visits"));
+		/*
+		 * A place that is a site too takes a probe of ours: theirs
+		 * joins it there and is never optimized.
+		 */
+		if (!probe_on(at))
+			break;
+		TH_LOG("%lx is a site of ours too", at);
 	}
 	/* registered while our int3 is in: the hook takes it out first */
 	withdrawn = kc_stat("visits_withdrawn");
@@ -885,6 +944,7 @@ static void foreign_optimized_neighbour(struct __test_metadata *_metadata,
 		if (kc_stat("visits_withdrawn") > withdrawn)
 			break;
 		ASSERT_EQ(0, foreign_probe_del());
+		foreign_jump_gone(at, &pristine[at - lo], now);
 	}
 	ASSERT_LT(withdrawn, kc_stat("visits_withdrawn"));
 	/*
@@ -906,8 +966,12 @@ static void foreign_optimized_neighbour(struct __test_metadata *_metadata,
 	}
 	/* unoptimized and gone, with sampling going on */
 	ASSERT_EQ(0, foreign_probe_del());
-	ASSERT_TRUE(foreign_jump_gone(at, site, &pristine[at - lo]))
-		TH_LOG("the foreign probe's jump at %lx stayed", at);
+	ASSERT_TRUE(foreign_jump_gone(at, &pristine[at - lo], now))
+		TH_LOG("the foreign probe's jump at %lx stayed: %02x %02x %02x %02x %02x, was %02x %02x %02x %02x %02x",
+		       at, now[0], now[1], now[2], now[3], now[4],
+		       pristine[at - lo], pristine[at - lo + 1],
+		       pristine[at - lo + 2], pristine[at - lo + 3],
+		       pristine[at - lo + 4]);
 	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
 	ASSERT_EQ(0, kc_unload_module("kcollider"));
 	*loaded = false;
