@@ -840,13 +840,11 @@ static int planted_function_at(unsigned long addr, char *name, size_t size)
 /* Waits (up to 5 s) for a probe of ours at @addr to be registered. */
 static bool registered_at(unsigned long addr)
 {
-	int i, k, n;
+	int i;
 
 	for (i = 0; i < 250; i++) {
-		n = kprobe_addrs(probe_addrs, ARRAY_SIZE(probe_addrs));
-		for (k = 0; k < n; k++)
-			if (probe_addrs[k] == addr)
-				return true;
+		if (probe_on(addr))
+			return true;
 		usleep(20000);
 	}
 	return false;
