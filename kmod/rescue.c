@@ -41,7 +41,7 @@
  *
  * A CPU that loops so with its interrupts off takes no tick at all. It
  * shows only by its silence: a watchdog that finds a CPU without a tick
- * for a while writes the pages of the sites armed last, where such a
+ * for a while writes the sites armed last again, where such a
  * translation most likely comes from, and backs off while the silence
  * lasts, since a CPU may keep its interrupts off that long on its own.
  */
@@ -128,6 +128,12 @@ static DEFINE_PER_CPU(u64, kc_loop_ticked);
 static u64 kc_silent_next;
 static u64 kc_silent_backoff;
 static DEFINE_PER_CPU(unsigned long, kc_silent_rewrites);
+/*
+ * The silent-CPU self-test's two sites, on one page, and which of them a
+ * silent round wrote (bit 0, bit 1).
+ */
+static unsigned long kc_silent_test_sites[2];
+static unsigned long kc_silent_test_written;
 /* the self-tests share their timer and flags: one at a time */
 static DEFINE_MUTEX(kc_loop_test_lock);
 static bool kc_loop_test_done;
@@ -232,7 +238,7 @@ static void kc_loop_check(void)
  * A CPU that loops on a stale int3 with interrupts off takes no tick, and
  * its address is not to be seen; it has not ticked for a while. The sites
  * armed last are where such a translation most likely comes from: a
- * watchdog that finds a CPU silent writes their pages again, then waits
+ * watchdog that finds a CPU silent writes them again, then waits
  * twice as long before it does so for a CPU still silent (a CPU may also
  * keep its interrupts off that long for reasons of its own).
  */
@@ -248,27 +254,39 @@ static bool kc_cpu_silent(u64 now)
 	return false;
 }
 
+static void kc_silent_test_count(unsigned long addr)
+{
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(kc_silent_test_sites); i++)
+		if (addr == READ_ONCE(kc_silent_test_sites[i]))
+			set_bit(i, &kc_silent_test_written);
+}
+
 /*
- * The pages written. A page twice in the ring is written twice unless
- * the two are neighbours: a second write finds no translation to drop,
- * and costs little.
+ * The sites written. Every site is written, not one per page: a write
+ * drops only the translations that hold its own bytes, and the stale int3
+ * may be at any site of a page the sampler armed again and again. A site
+ * twice in the ring is written once more unless the two are neighbours;
+ * that write finds nothing to drop, and costs little.
  */
 static unsigned int kc_loop_rewrite_recent(void)
 {
-	unsigned long addr, page = 0;
+	unsigned long addr, last = 0;
 	unsigned int written = 0;
 	int i;
 	u8 op;
 
 	for (i = 0; i < KC_LOOP_RECENT; i++) {
 		addr = READ_ONCE(kc_loop_recent[i]);
-		if (!addr || (addr & PAGE_MASK) == page ||
+		if (!addr || addr == last ||
 		    get_kernel_nofault(op, (u8 *)addr) ||
 		    op == INT3_INSN_OPCODE)
 			continue;
+		last = addr;
 		if (kc_loop_rewrite(addr, op)) {
-			page = addr & PAGE_MASK;
 			written++;
+			kc_silent_test_count(addr);
 		}
 	}
 	return written;
@@ -471,8 +489,11 @@ static void kc_loop_watch_for(unsigned int ms)
  */
 static noinline void kc_loop_spin(void)
 {
-	asm volatile("kc_loop_spin_site:\n\t"
-		     "cmpb $0, %0\n\t"
+	/* aligned: its two instructions share a page (the silent self-test) */
+	asm volatile(".p2align 4\n"
+		     "kc_loop_spin_site:\n\t"
+		     "cmpb $0, %0\n"
+		     "kc_loop_spin_branch:\n\t"
 		     "je kc_loop_spin_site"
 		     : : "m" (kc_loop_test_done) : "memory", "cc");
 }
@@ -482,6 +503,14 @@ static unsigned long kc_loop_spin_addr(void)
 	unsigned long site;
 
 	asm("lea kc_loop_spin_site(%%rip), %0" : "=r" (site));
+	return site;
+}
+
+static unsigned long kc_loop_spin_branch_addr(void)
+{
+	unsigned long site;
+
+	asm("lea kc_loop_spin_branch(%%rip), %0" : "=r" (site));
 	return site;
 }
 
@@ -517,8 +546,10 @@ int kc_rescue_loop_selftest(void)
 /*
  * The silent-CPU rescue's self-test: this CPU keeps its interrupts off, as
  * one looping on a stale int3 inside spin_lock_irqsave() does, until
- * another CPU's watchdog has written the recent sites' pages for it. 0,
- * -EIO if none did in time, -ENODEV on a single CPU or without the slots.
+ * another CPU's watchdog has written the recent sites for it: both of two
+ * sites noted on one page, since a write drops only the translations
+ * holding its bytes. 0, -EIO if that did not happen in time, -ENODEV on a
+ * single CPU or without the slots.
  */
 int kc_rescue_silent_selftest(void)
 {
@@ -528,8 +559,11 @@ int kc_rescue_silent_selftest(void)
 	if (!kc_loop_slots || num_online_cpus() < 2)
 		return -ENODEV;
 	mutex_lock(&kc_loop_test_lock);
-	/* a page the rescue must write: the count is of rounds that wrote */
-	kc_rescue_note_site(kc_loop_spin_addr());
+	WRITE_ONCE(kc_silent_test_sites[0], kc_loop_spin_addr());
+	WRITE_ONCE(kc_silent_test_sites[1], kc_loop_spin_branch_addr());
+	WRITE_ONCE(kc_silent_test_written, 0);
+	kc_rescue_note_site(kc_silent_test_sites[0]);
+	kc_rescue_note_site(kc_silent_test_sites[1]);
 	kc_loop_watch_for(2 * KC_LOOP_TEST_MS);
 	/* a backoff left by an earlier silence would outlast the test */
 	WRITE_ONCE(kc_silent_next, 0);
@@ -538,10 +572,13 @@ int kc_rescue_silent_selftest(void)
 	from = kc_rescue_silent_rewrites();
 	for (ms = 0; ms < KC_LOOP_TEST_MS && ret; ms++) {
 		mdelay(1);
-		if (kc_rescue_silent_rewrites() != from)
+		if (kc_rescue_silent_rewrites() != from &&
+		    READ_ONCE(kc_silent_test_written) == 3)
 			ret = 0;
 	}
 	local_irq_restore(flags);
+	WRITE_ONCE(kc_silent_test_sites[0], 0);
+	WRITE_ONCE(kc_silent_test_sites[1], 0);
 	mutex_unlock(&kc_loop_test_lock);
 	return ret;
 }

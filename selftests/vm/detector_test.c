@@ -536,10 +536,11 @@ TEST_F_TIMEOUT(planted, cpu_back_online_watches_its_own_loops, 120)
 
 /*
  * The same loop with interrupts off takes no tick: the CPU is found by
- * its silence, and another CPU's watchdog writes the pages of the sites
- * armed last. The self-test, run by a read, keeps the reader's CPU's
- * interrupts off until that happened ("failed" if it never does); from
- * every CPU in turn.
+ * its silence, and another CPU's watchdog writes each of the sites armed
+ * last again. The self-test, run by a read, notes two sites on one page
+ * and keeps the reader's CPU's interrupts off until both were written
+ * ("failed" if that never happens: one write per page drops only the
+ * translations holding its own bytes); from every CPU in turn.
  */
 TEST_F_TIMEOUT(planted, silent_cpu_gets_the_recent_sites_written, 120)
 {
