@@ -328,7 +328,7 @@ void kc_sites_refuse(unsigned long addr);
 unsigned long kc_sites_total(void);
 bool kc_sites_addr_atomic(unsigned long addr, unsigned int size);
 void kc_sites_stats(struct seq_file *m);
-bool kc_insn_is_site(const struct kc_insn *insn);
+bool kc_insn_is_site(const struct kc_insn *insn, unsigned long addr);
 struct module *kc_module_get(const char *name);
 
 /* denylist.c */
@@ -462,6 +462,7 @@ u64 kc_watch_read_value(unsigned long addr, unsigned int size);
 bool kc_watch_complete(struct kc_slot *slot);
 unsigned int kc_watch_holding(struct kc_slot *slot);
 int kc_watch_idle_selftest(void);
+bool kc_watch_percpu_offset_denied(unsigned long off, unsigned int size);
 bool kc_addr_is_detector(unsigned long addr, unsigned int size);
 int kc_addr_refusal(unsigned long addr, unsigned int size);
 int kc_percpu_owner(unsigned long addr, unsigned long *offset);

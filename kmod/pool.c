@@ -725,7 +725,7 @@ int kc_pool_add(unsigned long addr, unsigned long gen)
 		goto out;
 	ret = -EINVAL;
 	if (kc_decode(code, sizeof(code), &p->insn) ||
-	    !kc_insn_is_site(&p->insn))
+	    !kc_insn_is_site(&p->insn, addr))
 		goto out;
 	memset(&p->kp, 0, sizeof(p->kp));
 	p->kp.addr = (kprobe_opcode_t *)addr;
@@ -1069,7 +1069,7 @@ static int kc_visit_arm_locked(struct kc_probe *p, unsigned long addr,
 			return -EAGAIN;
 	} else {
 		if (kc_decode(code, sizeof(code), &p->insn) ||
-		    !kc_insn_is_site(&p->insn))
+		    !kc_insn_is_site(&p->insn, addr))
 			return -EINVAL;
 		memset(&p->kp, 0, sizeof(p->kp));
 		p->kp.addr = (kprobe_opcode_t *)addr;

@@ -157,8 +157,37 @@ static char kc_running_sym[KSYM_SYMBOL_LEN];
 static unsigned long *kc_block_starts;
 /* sites of vmlinux left out for starting a block */
 static unsigned long kc_block_start_sites;
+/* %gs-relative accesses left out for reaching static per-CPU data */
+static unsigned long kc_static_percpu_sites;
 
-static bool kc_site_wanted(const struct kc_insn *insn, bool percpu)
+/*
+ * A %gs-relative access with no register in its address (the displacement
+ * alone, or RIP-relative) reaches a static per-CPU variable, the kernel's
+ * or a module's: the same offset into each CPU's unit at every run. Those
+ * are never watched (the trap paths touch them), so such an instruction
+ * is no site: arming it would spend a breakpoint, and the sampling rate,
+ * on a skip. Those through a pointer (this_cpu_add(*counters, n)) reach
+ * alloc_percpu() data and stay sites.
+ */
+static bool kc_site_static_percpu(const struct kc_insn *insn,
+				  unsigned long addr)
+{
+	const struct kc_mem_operand *m = &insn->mem[0];
+	unsigned long off;
+
+	if (m->seg != KC_SEG_GS || m->index != KC_REG_NONE)
+		return false;
+	if (m->base == KC_REG_RIP)
+		off = addr + insn->length + (long)m->disp;
+	else if (m->base == KC_REG_NONE)
+		off = (long)m->disp;
+	else
+		return false;
+	return kc_watch_percpu_offset_denied(off, m->size);
+}
+
+/* What makes an instruction a site, whatever its segment. */
+static bool kc_site_access(const struct kc_insn *insn)
 {
 	const struct kc_mem_operand *m = &insn->mem[0];
 	u32 f = insn->flags;
@@ -168,15 +197,24 @@ static bool kc_site_wanted(const struct kc_insn *insn, bool percpu)
 	if (f & (KC_INSN_ATOMIC | KC_INSN_STRING | KC_INSN_NOT_ACCESS |
 		 KC_INSN_IMPLICIT_STACK | KC_INSN_BRANCH))
 		return false;
-	if (m->base == KC_REG_RSP || m->seg == KC_SEG_FS || !m->access ||
-	    !m->size)
-		return false;
-	return m->seg != KC_SEG_GS || percpu;
+	return m->base != KC_REG_RSP && m->seg != KC_SEG_FS && m->access &&
+	       m->size;
 }
 
-bool kc_insn_is_site(const struct kc_insn *insn)
+static bool kc_site_wanted(const struct kc_insn *insn, unsigned long addr,
+			   bool percpu)
 {
-	return kc_site_wanted(insn, READ_ONCE(kc_settings.sample_percpu));
+	if (!kc_site_access(insn))
+		return false;
+	if (insn->mem[0].seg != KC_SEG_GS)
+		return true;
+	return percpu && !kc_site_static_percpu(insn, addr);
+}
+
+/* @insn decoded at @addr */
+bool kc_insn_is_site(const struct kc_insn *insn, unsigned long addr)
+{
+	return kc_site_wanted(insn, addr, READ_ONCE(kc_settings.sample_percpu));
 }
 
 static int kc_range_push(struct kc_range *r, u32 off)
@@ -306,8 +344,12 @@ static unsigned int kc_decode_function(struct kc_range *r, unsigned long start,
 						  user_access);
 		kc_range_note_atomic(r, &insn, start + off + insn.length);
 		if (!sites || !off || user_access ||
-		    !kc_site_wanted(&insn, percpu))
+		    !kc_site_wanted(&insn, start + off, percpu)) {
+			if (sites && percpu && kc_site_access(&insn) &&
+			    kc_site_static_percpu(&insn, start + off))
+				kc_static_percpu_sites++;
 			continue;
+		}
 		if (whole_blocks && test_bit(off, kc_block_starts)) {
 			kc_block_start_sites++;
 			continue;
@@ -664,6 +706,7 @@ int kc_sites_rebuild(const struct kc_site_filter *f)
 	mutex_lock(&kc_sites_lock);
 	kc_denied_funcs = 0;
 	kc_block_start_sites = 0;
+	kc_static_percpu_sites = 0;
 	r = f->vmlinux ? kc_build_vmlinux(f) : kc_range_new("vmlinux", 0, 0);
 	if (!r)
 		r = ERR_PTR(-ENOMEM);
@@ -1124,12 +1167,12 @@ void kc_sites_stats(struct seq_file *m)
 	seq_printf(m, "sites %lu\nsites_refused %lu\nsites_bytes %lu\n"
 		   "sites_build_ms %llu\nfuncs_denied %lu\npicks_running %lu\n"
 		   "picks_uniform %lu\npicks_callee %lu\n"
-		   "sites_block_starts %lu\npick_us_mean %llu\n"
-		   "running_lookups %lu\n",
+		   "sites_block_starts %lu\nsites_static_percpu %lu\n"
+		   "pick_us_mean %llu\nrunning_lookups %lu\n",
 		   kc_nr_sites, refused, kc_build_bytes,
 		   div_u64(kc_build_ns, NSEC_PER_MSEC), kc_denied_funcs,
 		   kc_picks_running, kc_picks_uniform, kc_picks_callee,
-		   kc_block_start_sites,
+		   kc_block_start_sites, kc_static_percpu_sites,
 		   div64_u64(kc_pick_ns, max_t(unsigned long, kc_picks_running +
 					       kc_picks_uniform, 1) *
 				     NSEC_PER_USEC),

@@ -1112,6 +1112,18 @@ static bool kc_addr_own_percpu(unsigned long addr, unsigned int size)
 }
 
 /*
+ * Whether a %gs-relative access at the fixed offset @off into every CPU's
+ * unit (no base or index register: a static per-CPU variable, of the
+ * kernel or of a module) lies where nothing is watched, on every CPU and
+ * at every execution. False where the layout is not known: the check at
+ * the trap decides then.
+ */
+bool kc_watch_percpu_offset_denied(unsigned long off, unsigned int size)
+{
+	return kc_percpu_deny_end && off < kc_percpu_deny_end;
+}
+
+/*
  * The unit is the distance between neighbouring CPUs' offsets.
  * (__per_cpu_end is no help: kallsyms lookups through kprobes refuse
  * per-CPU symbols.) A module's static per-CPU variable lies in the
