@@ -12,6 +12,8 @@
 # environment: DETECT_TRIALS (10), DETECT_BUDGET (20), DETECT_NSECS (60),
 #              DETECT_TARGET (funcs: each scenario's own functions;
 #              module: every function of kc_planted, as a user would),
+#              DETECT_PARAMS: kcollider.ko parameters for every trial
+#              (sample_percpu=1), beside the default settings;
 #              VM_IMAGE, KREL, VM_CPUS (4) - as make check uses them;
 #              KC_MODULE, KC_PLANTED: other builds of the two modules.
 set -uo pipefail
@@ -43,6 +45,7 @@ mkdir -p "$results" "$build/bench"
 	-r "${KREL:-}" -c "${VM_CPUS:-4}" -t "${VM_TIMEOUT:-2400}" -- \
 	env KC_MODULE="$module" KC_PLANTED="$planted" \
 	DETECT_TARGET="${DETECT_TARGET:-funcs}" \
+	DETECT_PARAMS="${DETECT_PARAMS:-}" \
 	"$top/selftests/runner/detect-guest.sh" /run/kc/results/detect.csv \
 	"$trials" "$budget" "$nsecs" "$@" | sed -u '/^#/!s/^/# /'
 status=$?

@@ -115,7 +115,8 @@ class_of() {
 # Fresh detector, targeting the scenario's functions, enabled.
 start_detector() {
 	local sc=$1 spec="" f
-	insmod "$KC_MODULE" || return 1
+	# shellcheck disable=SC2086 # DETECT_PARAMS: one word a parameter
+	insmod "$KC_MODULE" ${DETECT_PARAMS:-} || return 1
 	# what the source marks, as a user following the README would
 	"$kc_cli" mark -M "$(dirname "$KC_PLANTED")" kc_planted > /dev/null || return 1
 	for f in ${funcs[$sc]}; do spec="$spec${spec:+,}kc_planted:$f"; done
