@@ -45,6 +45,7 @@ static const char * const kc_filter_names[KC_NR_FILTERS] = {
 	[KC_FILTER_MARKED_ATOMIC] = "marked-atomic",
 	[KC_FILTER_MARKED] = "marked",
 	[KC_FILTER_OWN_WAKEUP] = "own-wakeup",
+	[KC_FILTER_OWN_CPU] = "own-cpu",
 };
 
 static bool kc_filter_enabled[KC_NR_FILTERS] = {
@@ -722,6 +723,27 @@ static bool kc_is_own_wakeup(const struct kc_report *r)
 	return false;
 }
 
+/* ---- own-cpu: a CPU's own per-CPU copy, touched on that CPU ---- */
+
+/*
+ * A %gs-relative access reaches its own CPU's copy, and another CPU's
+ * %gs-relative accesses reach theirs: only that CPU, or a remote reader
+ * through per_cpu_ptr(), touches this copy. A racer on the sampled CPU
+ * (another task while the sampled one slept in its window, or an
+ * interrupt) ran before the sampled instruction began: one instruction,
+ * a load or this_cpu_add()'s RMW, is whole on its CPU, and the two are
+ * ordered by it (mntget() against mntput_no_expire(), each adding to its
+ * CPU's mnt_count). A plain store stays judged: it may end an RMW split
+ * over several instructions that a preemption there would break. A
+ * remote racer is a race, the per-CPU counter's sum.
+ */
+static bool kc_is_own_cpu(const struct kc_report *r)
+{
+	return r->has_racer && r->sampled.gs_relative &&
+	       r->racer.cpu == r->sampled.cpu &&
+	       r->sampled.access != KC_ACC_WRITE;
+}
+
 /* ---- locked-racer: a load racing an RMW that loses no update ---- */
 
 /*
@@ -753,6 +775,8 @@ int kc_filters_classify(struct kc_report *r)
 	/* the detector's own doing outranks any reading of the code */
 	if (kc_filter_on(KC_FILTER_OWN_WAKEUP) && kc_is_own_wakeup(r))
 		return KC_FILTER_OWN_WAKEUP;
+	if (kc_filter_on(KC_FILTER_OWN_CPU) && kc_is_own_cpu(r))
+		return KC_FILTER_OWN_CPU;
 	/* the source outranks what the instructions suggest */
 	if (kc_filter_on(KC_FILTER_MARKED) && kc_is_marked_by_source(r))
 		return KC_FILTER_MARKED;

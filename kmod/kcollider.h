@@ -146,6 +146,7 @@ struct kc_side {
 	u8 size;
 	u16 op;
 	bool locked;
+	bool gs_relative;		/* sampled: a %gs-relative (per-CPU) access */
 	bool has_imm;
 	s64 imm;
 	u8 dest_reg;			/* a load's register, or 0xff */
@@ -247,6 +248,7 @@ enum kc_filter {
 	KC_FILTER_MARKED_ATOMIC,
 	KC_FILTER_MARKED,
 	KC_FILTER_OWN_WAKEUP,
+	KC_FILTER_OWN_CPU,
 	KC_NR_FILTERS,
 };
 

@@ -838,6 +838,7 @@ static void kc_fill_sampled(struct kc_sample *s, struct pt_regs *regs,
 	a->pid = a->ctx == KC_CTX_TASK ? task_pid_nr(current) : 0;
 	memcpy(a->comm, current->comm, sizeof(a->comm));
 	a->access = s->insn.mem[0].access;
+	a->gs_relative = s->insn.mem[0].seg == KC_SEG_GS;
 	a->size = s->size;
 	a->op = s->insn.op;
 	a->has_imm = s->insn.has_imm;

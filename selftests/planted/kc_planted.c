@@ -1736,6 +1736,19 @@ noinline void kc_n19_own_switch(void)
 	WRITE_ONCE(kc_n19_seen, current->active_mm);
 }
 
+/*
+ * N20: two threads on one CPU add to that CPU's copy of an alloc_percpu()
+ * counter with this_cpu_inc(): one instruction each, whole on the CPU, so
+ * nothing races. A sleeping window at one lets the other run first, on
+ * the same copy: own-cpu, never a full report.
+ */
+static unsigned long __percpu *kc_n20_counts;
+
+noinline void kc_n20_inc(void)
+{
+	this_cpu_inc(*kc_n20_counts);
+}
+
 /* ---- running a scenario ---- */
 
 static int kc_worker_fn(void *data)
@@ -1833,6 +1846,7 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "n17", { kc_n17_peek }, { 1 } },
 	{ "n18", { kc_n18_own_bits }, { 0 } },
 	{ "n19", { kc_n19_own_switch }, { 0 } },
+	{ "n20", { kc_n20_inc, kc_n20_inc }, { 0, 0 } },
 };
 
 /* Sleeps @ms, or less when the writer is signalled; -EINTR then. */
@@ -2156,8 +2170,9 @@ static int __init kc_planted_init(void)
 	kc_n15_counts = alloc_percpu(unsigned long);
 	kc_r28_lists = alloc_percpu(struct kc_r28_list);
 	kc_r29_counts = alloc_percpu(unsigned long);
+	kc_n20_counts = alloc_percpu(unsigned long);
 	if (!kc_r27_counts || !kc_n15_counts || !kc_r28_lists ||
-	    !kc_r29_counts || !kc_h3_pairs)
+	    !kc_r29_counts || !kc_n20_counts || !kc_h3_pairs)
 		goto free_percpu;
 	kc_n14_map();
 	kc_dir = debugfs_create_dir("kc_planted", NULL);
@@ -2170,6 +2185,7 @@ static int __init kc_planted_init(void)
 	return 0;
 
 free_percpu:
+	free_percpu(kc_n20_counts);
 	free_percpu(kc_h3_pairs);
 	free_percpu(kc_r29_counts);
 	free_percpu(kc_r28_lists);
@@ -2198,6 +2214,7 @@ static void __exit kc_planted_exit(void)
 	hrtimer_cancel(&kc_r17_timer);
 	if (kc_n14_regs)
 		iounmap(kc_n14_regs);
+	free_percpu(kc_n20_counts);
 	free_percpu(kc_h3_pairs);
 	free_percpu(kc_r29_counts);
 	free_percpu(kc_r28_lists);

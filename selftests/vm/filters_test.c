@@ -227,6 +227,34 @@ TEST_F_TIMEOUT(filters, n19_own_field_written_by_its_switch_is_own_wakeup, 120)
 		TH_LOG("%.2000s", read_reports());
 }
 
+/*
+ * N20: two threads on one CPU this_cpu_inc() its copy of a per-CPU
+ * counter. The sleeping window at one lets the other add first, on the
+ * same copy, same CPU: own-cpu, never a full report. Off, the same traps
+ * are judged by the other rules, and reported.
+ */
+TEST_F_TIMEOUT(filters, n20_own_cpu_copy_added_on_its_cpu_is_own_cpu, 150)
+{
+	long own, judged;
+	int t;
+
+	/* the %gs-relative increment is a site with it (the default) */
+	ASSERT_EQ(0, kc_write_attr("sample_percpu", "1"));
+	expect_benign_only(_metadata, "kc_planted:kc_n20_inc", "n20",
+			   "kcollider: benign: filter=own-cpu sampled=kc_n20_inc racer=kc_n20_inc");
+	ASSERT_GE(kc_stat("benign_own-cpu"), 1);
+	ASSERT_EQ(NULL, strstr(read_reports(), "kcollider: class: harmful"))
+		TH_LOG("%.2000s", read_reports());
+	own = kc_stat("benign_own-cpu");
+	judged = kc_stat("races");
+	ASSERT_EQ(0, kc_write_attr("filters", "own-cpu=off"));
+	ASSERT_EQ(0, kc_write_attr("dedup_ms", "0"));
+	for (t = 0; t < 30 && kc_stat("races") == judged; t += 2)
+		ASSERT_EQ(0, run_scenario("n20", 2000));
+	ASSERT_LT(judged, kc_stat("races")) TH_LOG("%.2000s", read_reports());
+	ASSERT_EQ(own, kc_stat("benign_own-cpu"));
+}
+
 TEST_F_TIMEOUT(filters, r2_plain_pair_stays_harmful_marking_unknown, 120)
 {
 	ASSERT_EQ(0, start("kc_planted:kc_r2_write kc_planted:kc_r2_read"));
