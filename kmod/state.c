@@ -17,6 +17,7 @@ struct kc_settings kc_settings = {
 	.window_atomic_us = 100,
 	.arm_timeout_us = 2000,
 	.dedup_ms = 3000,
+	.sample_percpu = true,
 };
 
 struct kc_stats kc_stats;

@@ -13,7 +13,7 @@
 #              DETECT_TARGET (funcs: each scenario's own functions;
 #              module: every function of kc_planted, as a user would),
 #              DETECT_PARAMS: kcollider.ko parameters for every trial
-#              (sample_percpu=1), beside the default settings;
+#              (sample_percpu=0), beside the default settings;
 #              VM_IMAGE, KREL, VM_CPUS (4) - as make check uses them;
 #              KC_MODULE, KC_PLANTED: other builds of the two modules.
 set -uo pipefail

@@ -187,7 +187,7 @@ kcollider_mode() {
 
 # kcollider's runs (BENCH_KCSAN_KC_RUNS, default "default hunt"): the
 # default budget; the hunt's (the settings of hunt-guest.sh); and
-# hunt-percpu, the hunt's with %gs-relative accesses sampled too. Each
+# hunt-nopercpu, the hunt's without %gs-relative accesses. Each
 # run's counters go to OUTDIR/real-stats.txt, "RUN NAME VALUE" a line.
 kcollider_real() {
 	local module=$1 name
@@ -197,10 +197,10 @@ kcollider_real() {
 		insmod "$module" targets=all || exit 1
 		case $name in
 		default) ;;
-		hunt | hunt-percpu)
+		hunt | hunt-nopercpu)
 			echo "${HUNT_RATE:-200}" > $kc_sys/sample_rate || exit 1
 			echo "${HUNT_BUDGET:-100}" > $kc_sys/overhead_permille || exit 1
-			[ $name = hunt ] || echo 1 > $kc_sys/sample_percpu || exit 1
+			[ $name = hunt ] || echo 0 > $kc_sys/sample_percpu || exit 1
 			;;
 		*) echo "bench-kcsan-guest: unknown run $name" >&2; exit 2 ;;
 		esac

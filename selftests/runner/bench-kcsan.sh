@@ -29,8 +29,8 @@
 #              BENCH_KCSAN_REPS (3 timed runs per workload and state),
 #              BENCH_KCSAN_REAL (300 s per real-workload run; 0: none),
 #              BENCH_KCSAN_PARTS ("planted real": either part alone),
-#              BENCH_KCSAN_KC_RUNS ("default hunt"; also hunt-percpu: the
-#                hunt's with sample_percpu=1): kcollider's real-workload runs,
+#              BENCH_KCSAN_KC_RUNS ("default hunt"; also hunt-nopercpu:
+#                the hunt's with sample_percpu=0): kcollider's real-workload runs,
 #              VM_IMAGE, KREL (Debian's kernel, as make passes them),
 #              VM_CPUS (4), VM_TIMEOUT (3000 s per boot),
 #              KC_MODULE, KC_PLANTED: other builds of the two modules.

@@ -122,8 +122,6 @@ start_detector() {
 	for f in ${funcs[$sc]}; do spec="$spec${spec:+,}kc_planted:$f"; done
 	[ "${DETECT_TARGET:-funcs}" = module ] && spec=module:kc_planted
 	echo "$spec" > "$sysfs/targets" || return 1
-	# N5's %gs-relative increment is sampled only with sample_percpu
-	[ "$sc" = n5 ] && echo 1 > "$sysfs/sample_percpu"
 	echo 1 > "$sysfs/enabled"
 }
 

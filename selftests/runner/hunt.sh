@@ -7,7 +7,7 @@
 # (ext4 on a loop device, tmpfs, pipes, unix sockets) for HUNT_SECS
 # seconds (default 300) at HUNT_RATE samples a second at most (default 200)
 # within HUNT_BUDGET thousandths of the CPUs' time (default 100), with
-# HUNT_PARAMS as further kcollider.ko parameters (sample_percpu=1), then
+# HUNT_PARAMS as further kcollider.ko parameters (sample_percpu=0), then
 # prints the races grouped by function pair,
 # their TSO verdicts and kcollider's counters. The report log is kept in
 # build/results/hunt/reports.log (HUNT_RESULTS: another directory).

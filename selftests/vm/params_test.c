@@ -197,7 +197,7 @@ TEST_F(params, bad_value_fails_the_load_and_names_the_parameter)
 /* What a farm's /etc/modprobe.d line does: sampling from the load on. */
 /*
  * A target's sites at load: kc_r29_add reads a pointer, then adds to its
- * CPU's alloc_percpu() copy through it, %gs-relative.
+ * CPU's alloc_percpu() copy through it, %gs-relative (a site by default).
  */
 #define R29_ADD	"targets=kc_planted:kc_r29_add"
 
@@ -225,10 +225,10 @@ TEST_F(params, settings_given_at_load_apply_to_the_initial_targets)
 	long plain;
 
 	ASSERT_EQ(0, load_planted());
-	plain = r29_add_sites(R29_ADD);
+	plain = r29_add_sites(R29_ADD " sample_percpu=0");
 	ASSERT_LE(0, plain);
-	EXPECT_LT(plain, r29_add_sites(R29_ADD " sample_percpu=1"));
-	EXPECT_LT(plain, r29_add_sites("sample_percpu=1 " R29_ADD));
+	EXPECT_LT(plain, r29_add_sites(R29_ADD));
+	EXPECT_EQ(plain, r29_add_sites("sample_percpu=0 " R29_ADD));
 }
 
 TEST_F_TIMEOUT(params, enabled_at_load_samples_the_targets, 150)
