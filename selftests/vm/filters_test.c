@@ -66,6 +66,30 @@ static void expect_benign_only(struct __test_metadata *_metadata,
 		TH_LOG("%.2000s", read_reports());
 }
 
+/*
+ * The filter, not chance, named @scenario's races: with @filter off, its
+ * traps are still caught and judged (races, which counts benign lines
+ * too, grows within 30 s of runs), and @filter no longer counts them.
+ */
+static void expect_filter_decides(struct __test_metadata *_metadata,
+				  const char *filter, const char *scenario)
+{
+	char stat[64], off[64];
+	long own, judged;
+	int t;
+
+	snprintf(stat, sizeof(stat), "benign_%s", filter);
+	snprintf(off, sizeof(off), "%s=off", filter);
+	own = kc_stat(stat);
+	judged = kc_stat("races");
+	ASSERT_EQ(0, kc_write_attr("filters", off));
+	ASSERT_EQ(0, kc_write_attr("dedup_ms", "0"));
+	for (t = 0; t < 30 && kc_stat("races") == judged; t += 2)
+		ASSERT_EQ(0, run_scenario(scenario, 2000));
+	ASSERT_LT(judged, kc_stat("races")) TH_LOG("%.2000s", read_reports());
+	ASSERT_EQ(own, kc_stat(stat));
+}
+
 TEST_F_TIMEOUT(filters, b1_increment_only_counter_is_benign_lossy_counter, 120)
 {
 	expect_benign_only(_metadata, "kc_planted:kc_b1_stat_inc", "b1",
@@ -190,9 +214,6 @@ TEST_F_TIMEOUT(filters, n8_atomic_read_vs_atomic_set_is_marked_atomic, 120)
  */
 TEST_F_TIMEOUT(filters, n18_own_task_word_touched_by_its_wakeup_is_own_wakeup, 120)
 {
-	long own, judged;
-	int t;
-
 	expect_benign_only(_metadata, "kc_planted:kc_n18_own_bits", "n18",
 			   "kcollider: benign: filter=own-wakeup sampled=kc_n18_own_bits");
 	ASSERT_GE(kc_stat("benign_own-wakeup"), 1);
@@ -203,15 +224,7 @@ TEST_F_TIMEOUT(filters, n18_own_task_word_touched_by_its_wakeup_is_own_wakeup, 1
 	 * still caught, and judged by the other rules (other-bits, where
 	 * the wakeup reads another bit of the byte, or harmful).
 	 */
-	own = kc_stat("benign_own-wakeup");
-	judged = kc_stat("benign_other-bits") + kc_stat("races");
-	ASSERT_EQ(0, kc_write_attr("filters", "own-wakeup=off"));
-	for (t = 0; t < 30 && kc_stat("benign_other-bits") +
-			       kc_stat("races") == judged; t += 2)
-		ASSERT_EQ(0, run_scenario("n18", 2000));
-	ASSERT_LT(judged, kc_stat("benign_other-bits") + kc_stat("races"))
-		TH_LOG("%.2000s", read_reports());
-	ASSERT_EQ(own, kc_stat("benign_own-wakeup"));
+	expect_filter_decides(_metadata, "own-wakeup", "n18");
 }
 
 /*
@@ -235,9 +248,6 @@ TEST_F_TIMEOUT(filters, n19_own_field_written_by_its_switch_is_own_wakeup, 120)
  */
 TEST_F_TIMEOUT(filters, n20_own_cpu_copy_added_on_its_cpu_is_own_cpu, 150)
 {
-	long own, judged;
-	int t;
-
 	/* the %gs-relative increment is a site with it (the default) */
 	ASSERT_EQ(0, kc_write_attr("sample_percpu", "1"));
 	expect_benign_only(_metadata, "kc_planted:kc_n20_inc", "n20",
@@ -245,14 +255,7 @@ TEST_F_TIMEOUT(filters, n20_own_cpu_copy_added_on_its_cpu_is_own_cpu, 150)
 	ASSERT_GE(kc_stat("benign_own-cpu"), 1);
 	ASSERT_EQ(NULL, strstr(read_reports(), "kcollider: class: harmful"))
 		TH_LOG("%.2000s", read_reports());
-	own = kc_stat("benign_own-cpu");
-	judged = kc_stat("races");
-	ASSERT_EQ(0, kc_write_attr("filters", "own-cpu=off"));
-	ASSERT_EQ(0, kc_write_attr("dedup_ms", "0"));
-	for (t = 0; t < 30 && kc_stat("races") == judged; t += 2)
-		ASSERT_EQ(0, run_scenario("n20", 2000));
-	ASSERT_LT(judged, kc_stat("races")) TH_LOG("%.2000s", read_reports());
-	ASSERT_EQ(own, kc_stat("benign_own-cpu"));
+	expect_filter_decides(_metadata, "own-cpu", "n20");
 }
 
 TEST_F_TIMEOUT(filters, r2_plain_pair_stays_harmful_marking_unknown, 120)
