@@ -94,22 +94,64 @@ bool kc_cpusync_done(unsigned long gen)
 #define KC_CPUSYNC_TEST_MS	5000
 /* no answer is expected for this long while they are off */
 #define KC_CPUSYNC_QUIET_MS	20
+/* a holder that came too late does not decide: so many tries */
+#define KC_CPUSYNC_TEST_TRIES	3
+
+/* The self-test's holder: asked, then holding, then let go, then done. */
+enum kc_hold_state {
+	KC_HOLD_ASKED,
+	KC_HOLD_HOLDING,
+	KC_HOLD_LET_GO,
+	KC_HOLD_DONE,
+};
 
 static DEFINE_MUTEX(kc_cpusync_test_lock);
-static atomic_t kc_cpusync_test_state;	/* 0 idle, 1 holding, 2 let go */
+static atomic_t kc_cpusync_test_state;
 static call_single_data_t kc_cpusync_test_csd;
 
-/* The self-test's: this CPU's interrupts off until let go, bounded. */
+/*
+ * The self-test's: this CPU's interrupts off until let go, bounded. A
+ * holder that runs after the test gave up on it does not hold at all.
+ */
 static void kc_cpusync_test_hold(void *unused)
 {
 	u64 end = ktime_get_mono_fast_ns() + KC_CPUSYNC_TEST_MS * NSEC_PER_MSEC;
 
-	atomic_set(&kc_cpusync_test_state, 1);
-	while (atomic_read(&kc_cpusync_test_state) == 1 &&
-	       ktime_get_mono_fast_ns() < end)
-		cpu_relax();
-	atomic_set(&kc_cpusync_test_state, 0);
+	if (atomic_cmpxchg(&kc_cpusync_test_state, KC_HOLD_ASKED,
+			   KC_HOLD_HOLDING) == KC_HOLD_ASKED)
+		while (atomic_read(&kc_cpusync_test_state) == KC_HOLD_HOLDING &&
+		       ktime_get_mono_fast_ns() < end)
+			cpu_relax();
+	atomic_set(&kc_cpusync_test_state, KC_HOLD_DONE);
 	atomic_dec(&kc_cpusync_in_flight);
+}
+
+/*
+ * While the other CPU is held the asker spins rather than sleeps: on
+ * PREEMPT_RT a sleeper's timer expires in a softirq thread, which can wait
+ * on a lock whose owner was preempted on the held CPU, so a sleep may end
+ * only when the holder gives up, and the test would judge nothing.
+ */
+static bool kc_cpusync_spin_until(bool (*cond)(unsigned long), unsigned long arg,
+				  unsigned int ms)
+{
+	u64 end = ktime_get_mono_fast_ns() + ms * NSEC_PER_MSEC;
+
+	while (!cond(arg) && ktime_get_mono_fast_ns() < end) {
+		cpu_relax();
+		cond_resched();
+	}
+	return cond(arg);
+}
+
+static bool kc_cpusync_held(unsigned long unused)
+{
+	return atomic_read(&kc_cpusync_test_state) == KC_HOLD_HOLDING;
+}
+
+static bool kc_cpusync_answered(unsigned long gen)
+{
+	return kc_cpusync_done(gen);
 }
 
 static bool kc_cpusync_wait_done(unsigned long gen, unsigned int ms)
@@ -121,50 +163,78 @@ static bool kc_cpusync_wait_done(unsigned long gen, unsigned int ms)
 	return kc_cpusync_done(gen);
 }
 
-static bool kc_cpusync_wait_held(void)
+/* The holder is told to let go, or not to hold if it has not started. */
+static void kc_cpusync_let_go(void)
 {
-	u64 end = ktime_get_mono_fast_ns() + KC_CPUSYNC_TEST_MS * NSEC_PER_MSEC;
+	int seen = atomic_read(&kc_cpusync_test_state);
 
-	while (atomic_read(&kc_cpusync_test_state) != 1 &&
-	       ktime_get_mono_fast_ns() < end)
+	while (seen < KC_HOLD_LET_GO &&
+	       !atomic_try_cmpxchg(&kc_cpusync_test_state, &seen,
+				   KC_HOLD_LET_GO))
+		;
+}
+
+/* The csd is free for the next try once the holder has run and returned. */
+static int kc_cpusync_wait_csd_free(void)
+{
+	u64 end = ktime_get_mono_fast_ns() +
+		  3 * KC_CPUSYNC_TEST_MS * NSEC_PER_MSEC;
+
+	/* acquire: the holder's last writes are seen before the reuse */
+	while (smp_load_acquire(&kc_cpusync_test_csd.node.u_flags) &
+	       CSD_FLAG_LOCK) {
+		if (ktime_get_mono_fast_ns() >= end)
+			return -ETIME;
 		usleep_range(1000, 1100);
-	return atomic_read(&kc_cpusync_test_state) == 1;
+	}
+	return 0;
+}
+
+static int kc_cpusync_test_once(int other)
+{
+	unsigned long gen;
+	int ret = 0, freed;
+
+	atomic_set(&kc_cpusync_test_state, KC_HOLD_ASKED);
+	atomic_inc(&kc_cpusync_in_flight);
+	if (smp_call_function_single_async(other, &kc_cpusync_test_csd)) {
+		atomic_dec(&kc_cpusync_in_flight);
+		return -EBUSY;
+	}
+	if (!kc_cpusync_spin_until(kc_cpusync_held, 0, KC_CPUSYNC_TEST_MS))
+		ret = -EAGAIN;
+	gen = kc_cpusync_kick();
+	if (!ret &&
+	    kc_cpusync_spin_until(kc_cpusync_answered, gen,
+				  KC_CPUSYNC_QUIET_MS) &&
+	    kc_cpusync_held(0))
+		ret = -EIO;
+	kc_cpusync_let_go();
+	if (!ret && !kc_cpusync_wait_done(gen, KC_CPUSYNC_TEST_MS))
+		ret = -ETIMEDOUT;
+	freed = kc_cpusync_wait_csd_free();
+	return freed ?: ret;
 }
 
 /*
  * Another CPU keeps its interrupts off: a kick is not answered meanwhile
- * (-EIO if it is), and is once they are on again (-ETIMEDOUT if not;
- * -EAGAIN if the other CPU was not held in time).
- * -ENODEV on a single CPU. Process context.
+ * (-EIO if it is), and is once they are on again (-ETIMEDOUT if not).
+ * -EAGAIN if the other CPU was never held in time, in any try; -ETIME if
+ * its holder never ran at all; -ENODEV on a single CPU. Process context.
  */
 int kc_cpusync_selftest(void)
 {
-	unsigned long gen;
-	int other, ret = 0;
+	int other, tries, ret;
 
 	other = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
 	if (other >= nr_cpu_ids)
 		return -ENODEV;
 	mutex_lock(&kc_cpusync_test_lock);
-	INIT_CSD(&kc_cpusync_test_csd, kc_cpusync_test_hold, NULL);
-	atomic_inc(&kc_cpusync_in_flight);
-	if (smp_call_function_single_async(other, &kc_cpusync_test_csd)) {
-		atomic_dec(&kc_cpusync_in_flight);
-		mutex_unlock(&kc_cpusync_test_lock);
-		return -EBUSY;
+	for (tries = 0; tries < KC_CPUSYNC_TEST_TRIES; tries++) {
+		ret = kc_cpusync_test_once(other);
+		if (ret != -EAGAIN)
+			break;
 	}
-	if (!kc_cpusync_wait_held())
-		ret = -EAGAIN;
-	gen = kc_cpusync_kick();
-	if (!ret && kc_cpusync_wait_done(gen, KC_CPUSYNC_QUIET_MS) &&
-	    atomic_read(&kc_cpusync_test_state) == 1)
-		ret = -EIO;
-	atomic_cmpxchg(&kc_cpusync_test_state, 1, 2);
-	if (!ret && !kc_cpusync_wait_done(gen, KC_CPUSYNC_TEST_MS))
-		ret = -ETIMEDOUT;
-	/* the holder is done with its state before the next test */
-	while (atomic_read(&kc_cpusync_test_state))
-		usleep_range(1000, 1100);
 	mutex_unlock(&kc_cpusync_test_lock);
 	return ret;
 }
@@ -176,6 +246,7 @@ void kc_cpusync_init(void)
 	for_each_possible_cpu(cpu)
 		INIT_CSD(per_cpu_ptr(&kc_cpusync_csd, cpu), kc_cpusync_answer,
 			 NULL);
+	INIT_CSD(&kc_cpusync_test_csd, kc_cpusync_test_hold, NULL);
 }
 
 /* No kick after this starts: every answer has returned when it ends. */
