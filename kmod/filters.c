@@ -726,20 +726,32 @@ static bool kc_is_own_wakeup(const struct kc_report *r)
 /* ---- own-cpu: a CPU's own per-CPU copy, touched on that CPU ---- */
 
 /*
- * A %gs-relative access reaches its own CPU's copy, and another CPU's
- * %gs-relative accesses reach theirs: only that CPU, or a remote reader
- * through per_cpu_ptr(), touches this copy. A racer on the sampled CPU
- * (another task while the sampled one slept in its window, or an
- * interrupt) ran before the sampled instruction began: one instruction,
- * a load or this_cpu_add()'s RMW, is whole on its CPU, and the two are
- * ordered by it (mntget() against mntput_no_expire(), each adding to its
- * CPU's mnt_count). A plain store stays judged: it may end an RMW split
- * over several instructions that a preemption there would break. A
- * remote racer is a race, the per-CPU counter's sum.
+ * The sampled access reaches its own CPU's copy: %gs-relative, or through
+ * a pointer to that copy (this_cpu_ptr(), raw_cpu_ptr(): SLUB's fast paths
+ * read their CPU's kmem_cache_cpu so, preemptible, and validate it with
+ * its tid). A pointer taken before a migration reaches another CPU's copy
+ * and is no own copy: a race like any other.
+ */
+static bool kc_sampled_own_copy(const struct kc_report *r)
+{
+	return r->sampled.gs_relative ||
+	       (r->obj_kind == KC_OBJ_PERCPU && r->obj_cpu == r->sampled.cpu);
+}
+
+/*
+ * Other CPUs' %gs-relative accesses reach their own copies: only the
+ * owner, or a remote reader through per_cpu_ptr(), touches this copy. A
+ * racer on the sampled CPU (another task while the sampled one slept in
+ * its window, or an interrupt) ran before the sampled instruction began:
+ * one instruction, a load or this_cpu_add()'s RMW, is whole on its CPU,
+ * and the two are ordered by it (mntget() against mntput_no_expire(), each
+ * adding to its CPU's mnt_count). A plain store stays judged: it may end
+ * an RMW split over several instructions that a preemption there would
+ * break. A remote racer is a race, the per-CPU counter's sum.
  */
 static bool kc_is_own_cpu(const struct kc_report *r)
 {
-	return r->has_racer && r->sampled.gs_relative &&
+	return r->has_racer && kc_sampled_own_copy(r) &&
 	       r->racer.cpu == r->sampled.cpu &&
 	       r->sampled.access != KC_ACC_WRITE;
 }

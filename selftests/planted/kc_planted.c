@@ -1749,6 +1749,20 @@ noinline void kc_n20_inc(void)
 	this_cpu_inc(*kc_n20_counts);
 }
 
+/*
+ * N21: N20's counter, one thread reading its CPU's copy through a
+ * pointer, preemptible (raw_cpu_ptr(), as SLUB's fast paths read their
+ * CPU's kmem_cache_cpu before validating it), the other adding on the same
+ * CPU: still one instruction each, whole on the CPU. own-cpu, never a full
+ * report.
+ */
+unsigned long kc_n21_seen;
+
+noinline void kc_n21_peek(void)
+{
+	WRITE_ONCE(kc_n21_seen, *raw_cpu_ptr(kc_n20_counts));
+}
+
 /* ---- running a scenario ---- */
 
 static int kc_worker_fn(void *data)
@@ -1847,6 +1861,7 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "n18", { kc_n18_own_bits }, { 0 } },
 	{ "n19", { kc_n19_own_switch }, { 0 } },
 	{ "n20", { kc_n20_inc, kc_n20_inc }, { 0, 0 } },
+	{ "n21", { kc_n21_peek, kc_n20_inc }, { 0, 0 } },
 };
 
 /* Sleeps @ms, or less when the writer is signalled; -EINTR then. */

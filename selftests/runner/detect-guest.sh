@@ -90,6 +90,7 @@ declare -A funcs=(
 	[n18]="kc_n18_own_bits"
 	[n19]="kc_n19_own_switch"
 	[n20]="kc_n20_inc"
+	[n21]="kc_n21_peek kc_n20_inc"
 )
 [ $# -gt 0 ] || set -- r1 r2 r3 r4 r5 r6 r7 r8 r9 r10 r11 r12 n1 n2 n3 n4 n5 n6 n7
 

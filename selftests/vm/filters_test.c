@@ -258,6 +258,21 @@ TEST_F_TIMEOUT(filters, n20_own_cpu_copy_added_on_its_cpu_is_own_cpu, 150)
 	expect_filter_decides(_metadata, "own-cpu", "n20");
 }
 
+/*
+ * N21: a preemptible load of its CPU's copy through raw_cpu_ptr() while
+ * another thread on that CPU adds to it: own-cpu too, the copy known by
+ * its address rather than by %gs. Off, the same traps are reported.
+ */
+TEST_F_TIMEOUT(filters, n21_own_cpu_copy_read_through_a_pointer_is_own_cpu, 150)
+{
+	expect_benign_only(_metadata, "kc_planted:kc_n21_peek", "n21",
+			   "kcollider: benign: filter=own-cpu sampled=kc_n21_peek racer=kc_n20_inc");
+	ASSERT_GE(kc_stat("benign_own-cpu"), 1);
+	ASSERT_EQ(NULL, strstr(read_reports(), "kcollider: class: harmful"))
+		TH_LOG("%.2000s", read_reports());
+	expect_filter_decides(_metadata, "own-cpu", "n21");
+}
+
 TEST_F_TIMEOUT(filters, r2_plain_pair_stays_harmful_marking_unknown, 120)
 {
 	ASSERT_EQ(0, start("kc_planted:kc_r2_write kc_planted:kc_r2_read"));
