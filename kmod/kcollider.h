@@ -340,7 +340,6 @@ bool kc_denied_addr(unsigned long addr);
 unsigned long kc_lookup_symbol(const char *name);
 unsigned long kc_lookup_function(const char *name);
 
-/* rescue.c */
 /* profile.c: which code the CPUs run now */
 #define KC_PROFILE_DEPTH	4
 void kc_profile_init(void);
@@ -348,8 +347,10 @@ void kc_profile_start(void);
 void kc_profile_stop(void);
 unsigned int kc_profile_draw(unsigned long *frames, unsigned long max_age);
 u64 kc_profile_ns(void);
+void kc_profile_budget(u64 budget_ns);
 void kc_profile_stats(struct seq_file *m);
 
+/* rescue.c */
 void kc_rescue_init(struct delayed_work *work, void (*write)(void));
 void kc_rescue_exit(void);
 void kc_rescue_expect(unsigned long delay);

@@ -33,13 +33,18 @@
 
 /*
  * A tick every 10 ms finds a newly running function within a few ticks.
- * Its cost, the unwinding above all, is slow under QEMU's TCG: more often,
- * and the ticks alone would take a good share of the default overhead
- * budget on busy CPUs. An idle CPU, which has nothing to say, is woken
- * less often.
+ * Its cost, the unwinding above all, is slow under QEMU's TCG: on busy
+ * CPUs ticks that often take a good share of the default overhead budget,
+ * which the samples need, so their period stretches until they take at
+ * most an eighth of it (KC_PROFILE_SHARE). Up to four times longer only:
+ * a draw wants one of a CPU's last few ticks younger than the sites'
+ * notion of running lately. An idle CPU, which has nothing to say, is
+ * woken less often.
  */
 #define KC_PROFILE_TICK_US	10000
+#define KC_PROFILE_SLOW_US	(4 * KC_PROFILE_TICK_US)
 #define KC_PROFILE_IDLE_US	50000
+#define KC_PROFILE_SHARE	8
 #define KC_PROFILE_RING		32
 /* A draw takes one of a CPU's last few ticks: the code running now. */
 #define KC_PROFILE_RECENT	8
@@ -61,6 +66,9 @@ struct kc_profile_cpu {
 
 static DEFINE_PER_CPU(struct kc_profile_cpu, kc_profile);
 static bool kc_profile_on;
+/* the busy CPUs' period; the armer's to change, the ticks' to read */
+static unsigned int kc_profile_period_us = KC_PROFILE_TICK_US;
+static u64 kc_profile_seen_ns;	/* kc_profile_ns() at the last budget */
 static unsigned int (*kc_save_regs)(struct pt_regs *regs, unsigned long *store,
 				    unsigned int size, unsigned int skipnr);
 
@@ -86,8 +94,8 @@ static enum hrtimer_restart kc_profile_tick(struct hrtimer *timer)
 	struct pt_regs *regs = get_irq_regs();
 	u64 t0 = local_clock();
 	bool idle = is_idle_task(current);
-	u64 period = (u64)(idle ? KC_PROFILE_IDLE_US : KC_PROFILE_TICK_US) *
-		     NSEC_PER_USEC;
+	u64 period = (u64)max_t(unsigned int, READ_ONCE(kc_profile_period_us),
+				idle ? KC_PROFILE_IDLE_US : 0) * NSEC_PER_USEC;
 
 	if (!READ_ONCE(kc_profile_on))
 		return HRTIMER_NORESTART;
@@ -119,6 +127,8 @@ static void kc_profile_start_local(void *unused)
 /* With sampling: the online CPUs' timers. */
 void kc_profile_start(void)
 {
+	WRITE_ONCE(kc_profile_period_us, KC_PROFILE_TICK_US);
+	kc_profile_seen_ns = kc_profile_ns();
 	WRITE_ONCE(kc_profile_on, true);
 	on_each_cpu(kc_profile_start_local, NULL, 1);
 }
@@ -195,13 +205,35 @@ u64 kc_profile_ns(void)
 	return kc_profile_sum(offsetof(struct kc_profile_cpu, ns));
 }
 
+/*
+ * The armer's, once a period, with the overhead budget of that period in
+ * ns: the ticks' period doubles while they took more than their share of
+ * it, and halves back when twice their cost would still be well within.
+ */
+void kc_profile_budget(u64 budget_ns)
+{
+	u64 ns = kc_profile_ns(), spent = ns - kc_profile_seen_ns;
+	unsigned int us = kc_profile_period_us;
+
+	kc_profile_seen_ns = ns;
+	if (spent * KC_PROFILE_SHARE > budget_ns)
+		us = min_t(unsigned int, us * 2, KC_PROFILE_SLOW_US);
+	else if (spent * 2 * KC_PROFILE_SHARE * 2 < budget_ns)
+		us = max_t(unsigned int, us / 2, KC_PROFILE_TICK_US);
+	WRITE_ONCE(kc_profile_period_us, us);
+}
+
 void kc_profile_stats(struct seq_file *m)
 {
 	seq_printf(m, "profile_ticks %llu\nprofile_noted %llu\n"
-		   "profile_ms %llu\nprofile_callers %u\n",
+		   "profile_ms %llu\nprofile_callers %u\n"
+		   "profile_period_us %u\nprofile_period_min_us %u\n"
+		   "profile_period_max_us %u\n",
 		   kc_profile_sum(offsetof(struct kc_profile_cpu, ticks)),
 		   kc_profile_sum(offsetof(struct kc_profile_cpu, noted)),
-		   div_u64(kc_profile_ns(), NSEC_PER_MSEC), !!kc_save_regs);
+		   div_u64(kc_profile_ns(), NSEC_PER_MSEC), !!kc_save_regs,
+		   READ_ONCE(kc_profile_period_us), KC_PROFILE_TICK_US,
+		   KC_PROFILE_SLOW_US);
 }
 
 void kc_profile_init(void)

@@ -629,6 +629,7 @@ static void kc_budget_adjust(u64 dt)
 	unsigned int pace = kc_budget_pace;
 
 	kc_cost_seen_ns = cost;
+	kc_profile_budget(budget);
 	WRITE_ONCE(kc_cost_total_ns, kc_cost_total_ns + spent);
 	WRITE_ONCE(kc_budget_total_ns, kc_budget_total_ns + budget);
 	WRITE_ONCE(kc_rate_bought,

@@ -1287,14 +1287,6 @@ TEST_F_TIMEOUT(engine, rate_beyond_the_machine_is_explained, 600)
 }
 
 /*
- * Issue 37's budget: the detector's cost (stalls, its int3 handler, its
- * own threads) stays near overhead_permille of the CPUs' time, however
- * high the rate cap. H1 hits its one site the moment it is let go, so at
- * 100000/s it would be held nearly all its time. Asserted on the
- * governor's own accounting, summed over the periods of the run: a
- * period over the budget is followed by a slower one.
- */
-/*
  * Picks follow the running code: while none of the targeted module's code
  * runs, no pick finds it running and every pick is uniform; once a planted
  * race's threads run its functions, the timers see them and picks go there.
@@ -1387,6 +1379,60 @@ TEST_F_TIMEOUT(engine, running_functions_are_looked_up_once, 300)
 	ASSERT_EQ(0, kc_unload_module("kc_planted"));
 }
 
+/*
+ * The profile's ticks keep to their share of the overhead budget: on a
+ * budget too small for them they slow down, to their slowest if need be,
+ * and on a large one they tick at their fastest again. Asserted on the
+ * profile's own accounting, whatever a tick costs on this machine.
+ */
+TEST_F_TIMEOUT(engine, profile_ticks_keep_to_their_share_of_the_budget, 300)
+{
+	long slowest, fastest, profile, budget;
+	int i;
+
+	ASSERT_EQ(0, load_planted());
+	ASSERT_EQ(0, kc_write_attr("targets", "module:kc_planted"));
+	ASSERT_EQ(0, kc_write_attr("overhead_permille", "1"));
+	ASSERT_EQ(0, kc_enable());
+	slowest = kc_stat("profile_period_max_us");
+	fastest = kc_stat("profile_period_min_us");
+	ASSERT_GT(slowest, fastest);
+	ASSERT_EQ(fastest, kc_stat("profile_period_us"));
+	/* kernel code on two CPUs: ticks that unwind, every period */
+	for (i = 0; i < 50 && kc_stat("profile_period_us") < slowest; i++)
+		ASSERT_EQ(0, kc_write_file("/sys/kernel/debug/kc_planted/run",
+					   "r1 200"));
+	profile = kc_stat("profile_ms");
+	budget = kc_stat("budget_ms");
+	for (i = 0; i < 10; i++)
+		ASSERT_EQ(0, kc_write_file("/sys/kernel/debug/kc_planted/run",
+					   "r1 200"));
+	profile = kc_stat("profile_ms") - profile;
+	budget = kc_stat("budget_ms") - budget;
+	kc_read_stats(buf, sizeof(buf));
+	TH_LOG("period %ld us, profile %ld ms of a budget of %ld ms",
+	       kc_stat("profile_period_us"), profile, budget);
+	/* slowed down as far as it goes, or within its share (and a period) */
+	if (kc_stat("profile_period_us") != slowest)
+		ASSERT_LE(profile * 8, budget + 8) TH_LOG("%s", buf);
+	ASSERT_EQ(0, kc_write_attr("overhead_permille", "1000"));
+	for (i = 0; i < 50 && kc_stat("profile_period_us") > fastest; i++)
+		ASSERT_EQ(0, kc_write_file("/sys/kernel/debug/kc_planted/run",
+					   "r1 200"));
+	ASSERT_EQ(fastest, kc_stat("profile_period_us")) TH_LOG("%s", buf);
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	ASSERT_EQ(0, kprobes_enabled());
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+}
+
+/*
+ * The overhead budget: the detector's cost (stalls, its int3 handler, its
+ * own threads) stays near overhead_permille of the CPUs' time, however
+ * high the rate cap. H1 hits its one site the moment it is let go, so at
+ * 100000/s it would be held nearly all its time. Asserted on the
+ * governor's own accounting, summed over the periods of the run: a
+ * period over the budget is followed by a slower one.
+ */
 TEST_F_TIMEOUT(engine, budget_holds_the_cost_on_a_hot_loop, 600)
 {
 	long cost, budget;
