@@ -46,6 +46,7 @@ static const char * const kc_filter_names[KC_NR_FILTERS] = {
 	[KC_FILTER_MARKED] = "marked",
 	[KC_FILTER_OWN_WAKEUP] = "own-wakeup",
 	[KC_FILTER_OWN_CPU] = "own-cpu",
+	[KC_FILTER_EXEMPT] = "exempt",
 };
 
 static bool kc_filter_enabled[KC_NR_FILTERS] = {
@@ -529,6 +530,21 @@ static bool kc_is_marked_by_source(const struct kc_report *r)
 }
 
 /*
+ * Code the kernel builds without KCSAN (KCSAN_SANITIZE := n in its
+ * Makefile, which "kcollider mark" read): its maintainers expect races
+ * there by design, the scheduler's and SLUB's among them. KCSAN never
+ * watches an access there, and sees one there racing a watched access
+ * only as a value changed under it: so does this filter.
+ */
+static bool kc_is_exempt(const struct kc_report *r)
+{
+	if (kc_marks_kind_at(r->sampled.ip) == KC_MARKS_EXEMPT)
+		return true;
+	return r->has_racer && !r->value_changed &&
+	       kc_marks_kind_at(r->racer.ip) == KC_MARKS_EXEMPT;
+}
+
+/*
  * A single aligned load/store pair, nothing known about its marking: it
  * may be READ_ONCE()/WRITE_ONCE(), which the binary does not show.
  */
@@ -790,6 +806,8 @@ int kc_filters_classify(struct kc_report *r)
 	if (kc_filter_on(KC_FILTER_OWN_CPU) && kc_is_own_cpu(r))
 		return KC_FILTER_OWN_CPU;
 	/* the source outranks what the instructions suggest */
+	if (kc_filter_on(KC_FILTER_EXEMPT) && kc_is_exempt(r))
+		return KC_FILTER_EXEMPT;
 	if (kc_filter_on(KC_FILTER_MARKED) && kc_is_marked_by_source(r))
 		return KC_FILTER_MARKED;
 	if (kc_filter_on(KC_FILTER_OTHER_BITS) && kc_is_other_bits(r))

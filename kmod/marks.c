@@ -5,7 +5,8 @@
  * instruction. "kcollider mark" reads DWARF and the source of the modules
  * under test and writes here the ranges of the accesses the source marks;
  * the "marked" filter then applies KCSAN's rule (no race when both sides
- * are marked, or either is in data_race()).
+ * are marked, or either is in data_race()). It also writes the code the
+ * kernel builds without KCSAN, for the "exempt" filter.
  *
  * Looked up from the report worker only (process context): a mutex, and a
  * sorted array replaced whole on every change.
@@ -155,19 +156,18 @@ int kc_marks_write(const char *buf, size_t len)
 
 ssize_t kc_marks_show(char *buf, size_t size)
 {
-	unsigned int i, data_race = 0;
-	ssize_t n;
+	unsigned int i, count[KC_MARKS_NR_KINDS] = {};
 
 	mutex_lock(&kc_marks_lock);
 	for (i = 0; i < kc_nr_marks; i++)
-		data_race += kc_marks[i].kind == KC_MARKS_DATA_RACE;
-	n = scnprintf(buf, size, "ranges %u\nmarked %u\ndata_race %u\n",
-		      kc_nr_marks, kc_nr_marks - data_race, data_race);
+		count[kc_marks[i].kind]++;
 	mutex_unlock(&kc_marks_lock);
-	return n;
+	return scnprintf(buf, size, "ranges %u\nmarked %u\ndata_race %u\n"
+			 "exempt %u\n", i, count[KC_MARKS_MARKED],
+			 count[KC_MARKS_DATA_RACE], count[KC_MARKS_EXEMPT]);
 }
 
-/* KC_MARKS_MARKED, KC_MARKS_DATA_RACE, or KC_MARKS_NONE for @ip. */
+/* The kind of the range holding @ip (KC_MARKS_*), KC_MARKS_NONE if none. */
 int kc_marks_kind_at(unsigned long ip)
 {
 	unsigned int lo = 0, hi;

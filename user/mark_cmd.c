@@ -43,7 +43,7 @@ struct mark_ctx {
 	int fd;			/* the marks file; -1 with --dry-run */
 	char buf[KC_MARKS_CHUNK + 128];
 	size_t len;
-	unsigned long ranges, marked, data_race;
+	unsigned long ranges, marked, data_race, exempt;
 };
 
 static void mark_usage(FILE *out)
@@ -63,6 +63,11 @@ static void mark_usage(FILE *out)
 		"unloaded. With -V, the kernel image's functions are marked too\n"
 		"(its ranges stay until \"clear\"); at least one of -M, -V and\n"
 		"--load.\n"
+		"\n"
+		"The Makefiles of the -S trees say which of the image's code the\n"
+		"kernel builds without KCSAN (KCSAN_SANITIZE := n): its functions\n"
+		"are written as \"exempt\", which the module's \"exempt\" filter\n"
+		"treats as KCSAN does (filter=exempt).\n"
 		"\n"
 		"OPTIONS:\n"
 		"  -M, --modules DIR  .ko files with DWARF, searched below DIR\n"
@@ -84,7 +89,7 @@ static void mark_usage(FILE *out)
 		KC_COMMON_USAGE
 		"\n"
 		"JSON: one object per module (\"vmlinux\" for the image): module,\n"
-		"ranges, marked, data_race, written.\n"
+		"ranges, marked, data_race, exempt, written.\n"
 		"\n"
 		KC_EXIT_HELP, prog_name);
 }
@@ -137,7 +142,7 @@ static int on_range(const char *section, uint64_t off, uint64_t len,
 		    enum kc_mark_kind kind, void *data)
 {
 	struct mark_ctx *c = data;
-	const char *word = kind == KC_MARK_DATA_RACE ? "data_race" : "marked";
+	const char *word = kc_mark_kind_name(kind);
 	uint64_t base;
 	int ret;
 
@@ -165,6 +170,7 @@ counted:
 	c->ranges++;
 	c->marked += kind == KC_MARK_MARKED;
 	c->data_race += kind == KC_MARK_DATA_RACE;
+	c->exempt += kind == KC_MARK_EXEMPT;
 	return c->len >= KC_MARKS_CHUNK ? flush_lines(c) : 0;
 }
 
@@ -187,17 +193,20 @@ static void print_result(const struct mark_ctx *c)
 		json_int(&j, "ranges", c->ranges);
 		json_int(&j, "marked", c->marked);
 		json_int(&j, "data_race", c->data_race);
+		json_int(&j, "exempt", c->exempt);
 		json_bool(&j, "written", !c->dry_run);
 		json_obj_end(&j);
 		json_line_end(&j);
 		return;
 	}
 	if (c->dry_run)
-		printf("# %s: %lu ranges (%lu marked, %lu data_race)\n",
-		       c->module, c->ranges, c->marked, c->data_race);
+		printf("# %s: %lu ranges (%lu marked, %lu data_race, %lu exempt)\n",
+		       c->module, c->ranges, c->marked, c->data_race,
+		       c->exempt);
 	else
-		printf("%s: %lu ranges written (%lu marked, %lu data_race)\n",
-		       c->module, c->ranges, c->marked, c->data_race);
+		printf("%s: %lu ranges written (%lu marked, %lu data_race, %lu exempt)\n",
+		       c->module, c->ranges, c->marked, c->data_race,
+		       c->exempt);
 }
 
 static int mark_module(struct kc_marking *m, struct mark_ctx *c,
@@ -206,7 +215,7 @@ static int mark_module(struct kc_marking *m, struct mark_ctx *c,
 	int ret;
 
 	c->module = name;
-	c->ranges = c->marked = c->data_race = 0;
+	c->ranges = c->marked = c->data_race = c->exempt = 0;
 	c->len = 0;
 	ret = kc_marking_module_ranges(m, name, on_range, c);
 	if (!ret)
@@ -473,7 +482,7 @@ static int mark_vmlinux(struct kc_marking *m, struct mark_ctx *c,
 	}
 	c->module = "vmlinux";
 	c->vmlinux = true;
-	c->ranges = c->marked = c->data_race = 0;
+	c->ranges = c->marked = c->data_race = c->exempt = 0;
 	c->len = 0;
 	if (c->dry_run)
 		print_image_header(m);
@@ -535,11 +544,11 @@ static int load_ranges(struct mark_ctx *c, const char *buf, size_t len)
 		kc_marks_parse_line(line, llen, &r);
 		c->len += snprintf(c->buf + c->len, sizeof(c->buf) - c->len,
 				   "0x%" PRIx64 " %u %s\n", r.start + c->kaslr,
-				   r.len, r.kind == KC_MARKS_DATA_RACE ?
-				   "data_race" : "marked");
+				   r.len, kc_marks_kind_word(r.kind));
 		c->ranges++;
 		c->marked += r.kind == KC_MARKS_MARKED;
 		c->data_race += r.kind == KC_MARKS_DATA_RACE;
+		c->exempt += r.kind == KC_MARKS_EXEMPT;
 		if (c->len >= KC_MARKS_CHUNK) {
 			ret = flush_lines(c);
 			if (ret)
@@ -579,7 +588,7 @@ static int check_image_marks(const char *path, const char *buf, size_t len,
 		if (!llen || line[0] == '#')
 			continue;
 		if (kc_marks_parse_line(line, llen, &r)) {
-			kc_error("mark: %s:%u: not a range (0xADDR LEN marked|data_race): %.*s",
+			kc_error("mark: %s:%u: not a range (0xADDR LEN marked|data_race|exempt): %.*s",
 				 path, lineno, (int)(llen > 80 ? 80 : llen),
 				 line);
 			return -1;
@@ -614,7 +623,7 @@ static int mark_load(struct mark_ctx *c, const char *path)
 	    open_marks(c))
 		goto out;
 	c->module = "vmlinux";
-	c->ranges = c->marked = c->data_race = 0;
+	c->ranges = c->marked = c->data_race = c->exempt = 0;
 	c->len = 0;
 	ret = load_ranges(c, buf, len);
 	if (ret) {

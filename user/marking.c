@@ -24,6 +24,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <kcollider/marks.h>
+
+#include "exempt.h"
 #include "marking.h"
 #include "readfile.h"
 
@@ -58,6 +61,7 @@ struct kc_marking {
 	bool defaults_added;
 	char **roots;
 	size_t nroots;
+	struct kc_exempt *exempt;	/* the -S trees' KCSAN_SANITIZE rules */
 	struct src_file src[KC_SRC_CACHE];
 	unsigned int src_next;
 	struct mark_memo *memo;
@@ -361,6 +365,10 @@ int kc_marking_add_source(struct kc_marking *m, const char *dir)
 		return -errno;
 	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
+	if (!m->exempt)
+		m->exempt = kc_exempt_new();
+	if (!m->exempt || kc_exempt_add_tree(m->exempt, dir))
+		return -ENOMEM;
 	r = realloc(m->roots, (m->nroots + 1) * sizeof(*r));
 	if (!r)
 		return -ENOMEM;
@@ -804,6 +812,8 @@ struct range_emit {
 	bool absolute;		/* vmlinux: link addresses, no sections */
 	const struct func_span *spans;	/* NULL: every function */
 	size_t nspans;
+	const GElf_Addr *syms;	/* every symbol's address, sorted */
+	size_t nsyms;
 	GElf_Addr start, end;	/* pending, in dwfl's layout */
 	GElf_Addr func_end;	/* of the function the pending range is in */
 	enum kc_mark_kind kind;
@@ -974,6 +984,41 @@ int kc_marking_module_ranges(struct kc_marking *m, const char *name,
 	return ret ? ret : ncu ? 0 : -ENODATA;
 }
 
+static int addr_cmp(const void *a, const void *b)
+{
+	const GElf_Addr *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* Every symbol's address in @mod, sorted: where kallsyms starts one. */
+static int symbol_addrs(Dwfl_Module *mod, GElf_Addr **out, size_t *nout)
+{
+	int i, n = dwfl_module_getsymtab(mod);
+	GElf_Addr *v;
+	size_t len = 0;
+
+	*out = NULL;
+	*nout = 0;
+	if (n <= 1)
+		return 0;
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+
+		if (dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL,
+					    NULL))
+			v[len++] = addr;
+	}
+	qsort(v, len, sizeof(*v), addr_cmp);
+	*out = v;
+	*nout = len;
+	return 0;
+}
+
 static int span_cmp(const void *a, const void *b)
 {
 	const struct func_span *x = a, *y = b;
@@ -1025,6 +1070,47 @@ static int chosen_spans(Dwfl_Module *mod, kc_mark_func_cb want, void *data,
 	return 0;
 }
 
+/* The first symbol address after @a, or @end. */
+static GElf_Addr next_symbol(const struct range_emit *e, GElf_Addr a,
+			     GElf_Addr end)
+{
+	size_t lo = 0, hi = e->nsyms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e->syms[mid] <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < e->nsyms && e->syms[lo] < end ? e->syms[lo] : end;
+}
+
+/*
+ * A function of a unit built without KCSAN, whole: one range from each
+ * symbol in it to the next (the module checks a range against the
+ * symbol kallsyms finds at its start, and an assembler function may hold
+ * other symbols), none longer than a range may be.
+ */
+static int exempt_span(struct range_emit *e, const struct func_span *s)
+{
+	GElf_Addr a = s->start, end;
+	int ret = 0;
+
+	while (a < s->end && !ret) {
+		end = next_symbol(e, a, s->end);
+		if (end - a > KC_MARKS_MAX_LEN)
+			end = a + KC_MARKS_MAX_LEN;
+		e->start = a;
+		e->end = end;
+		e->kind = KC_MARK_EXEMPT;
+		ret = range_flush(e);
+		a = end;
+	}
+	return ret;
+}
+
 /*
  * The compilation units holding @spans, each once: decoding every line
  * table of vmlinux takes far longer than the few a target list needs.
@@ -1041,6 +1127,10 @@ static int span_cus(struct kc_marking *m, struct range_emit *e)
 		cu = dwfl_module_addrdie(e->mod, e->spans[i].start, &bias);
 		if (!cu)
 			continue;
+		if (kc_exempt_cu(m->exempt, dwarf_diename(cu))) {
+			ret = exempt_span(e, &e->spans[i]);
+			continue;
+		}
 		off = dwarf_dieoffset(cu);
 		for (j = 0; j < nseen && seen[j] != off; j++)
 			;
@@ -1082,7 +1172,11 @@ int kc_marking_vmlinux_ranges(struct kc_marking *m, kc_mark_func_cb want,
 		return ret;
 	e.spans = spans;
 	e.nspans = nspans;
-	ret = nspans ? span_cus(m, &e) : -ESRCH;
+	ret = kc_exempt_rules(m->exempt) ?
+	      symbol_addrs(f->mod, (GElf_Addr **)&e.syms, &e.nsyms) : 0;
+	if (!ret)
+		ret = nspans ? span_cus(m, &e) : -ESRCH;
+	free((void *)e.syms);
 	free(spans);
 	return ret;
 }
@@ -1133,6 +1227,7 @@ const char *kc_mark_kind_name(enum kc_mark_kind k)
 		[KC_MARK_PLAIN] = "plain",
 		[KC_MARK_MARKED] = "marked",
 		[KC_MARK_DATA_RACE] = "data_race",
+		[KC_MARK_EXEMPT] = "exempt",
 	};
 
 	return names[k];
@@ -1171,6 +1266,7 @@ void kc_marking_free(struct kc_marking *m)
 	for (i = 0; i < m->nroots; i++)
 		free(m->roots[i]);
 	free(m->roots);
+	kc_exempt_free(m->exempt);
 	free(m->files);
 	free(m->memo);
 	free(m);

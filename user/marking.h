@@ -18,6 +18,7 @@ enum kc_mark_kind {
 	KC_MARK_PLAIN,
 	KC_MARK_MARKED,
 	KC_MARK_DATA_RACE,
+	KC_MARK_EXEMPT,		/* built without KCSAN: see exempt.h */
 };
 
 struct kc_mark {

@@ -2,11 +2,12 @@
 /*
  * /sys/kernel/kcollider/marks: code ranges whose accesses the source marks
  * (READ_ONCE(), smp_load_acquire(), atomic_read() ...) or wraps in
- * data_race(). "kcollider mark" computes them from DWARF and the source
- * and writes them; the module's "marked" filter reads them. One range per
- * line:
+ * data_race(), and those the kernel builds without KCSAN (exempt: the
+ * tree's KCSAN_SANITIZE rules). "kcollider mark" computes them from DWARF,
+ * the source and its Makefiles and writes them; the module's "marked" and
+ * "exempt" filters read them. One range per line:
  *
- *	0x<start, hex> <length in bytes, decimal> marked|data_race
+ *	0x<start, hex> <length in bytes, decimal> marked|data_race|exempt
  *
  * or the single word "clear". A write holds whole lines, each ending in a
  * newline (the last one's may be left out); writes add up.
@@ -23,7 +24,21 @@ enum kc_marks_kind {
 	KC_MARKS_NONE,
 	KC_MARKS_MARKED,
 	KC_MARKS_DATA_RACE,
+	KC_MARKS_EXEMPT,
+	KC_MARKS_NR_KINDS,
 };
+
+static inline const char *kc_marks_kind_word(u32 kind)
+{
+	static const char * const words[KC_MARKS_NR_KINDS] = {
+		[KC_MARKS_NONE] = "none",
+		[KC_MARKS_MARKED] = "marked",
+		[KC_MARKS_DATA_RACE] = "data_race",
+		[KC_MARKS_EXEMPT] = "exempt",
+	};
+
+	return kind < KC_MARKS_NR_KINDS ? words[kind] : "?";
+}
 
 struct kc_marks_range {
 	u64 start;
@@ -69,6 +84,8 @@ static inline int kc_marks_parse_line(const char *s, size_t len,
 		r->kind = KC_MARKS_MARKED;
 	else if (kc_parse_word_is(kind, s + len - kind, "data_race"))
 		r->kind = KC_MARKS_DATA_RACE;
+	else if (kc_parse_word_is(kind, s + len - kind, "exempt"))
+		r->kind = KC_MARKS_EXEMPT;
 	else
 		return -EINVAL;
 	if (start + n < start)

@@ -65,7 +65,7 @@
  *   that was already there: marked, never pruned), or "benign
  *   filter=<name>" (filters: locked-racer, lossy-counter, other-bits,
  *   suppressed, memory-reuse, marked-atomic, marked, own-wakeup,
- *   own-cpu) when
+ *   own-cpu, exempt) when
  *   benign races are printed in full.
  * - marking: "unknown load-store" after a harmful class line when the
  *   pair is one aligned plain load and one plain store: the binary cannot

@@ -4,11 +4,13 @@ MARK_FX_SRC := $(TOP)/selftests/fixtures/marking
 MARK_FX_DIR := $(BUILD)/host/fixtures/marking
 CFLAGS_marking_test := -DKC_TOP=\"$(TOP)\" -DKC_MARK_FX_DIR=\"$(MARK_FX_DIR)\" \
 	-DKC_MARK_FX_SRC=\"$(MARK_FX_SRC)\" -I$(TOP)/user
-OBJS_marking_test := $(TOP)/user/marking.c $(TOP)/user/readfile.c
+OBJS_marking_test := $(TOP)/user/marking.c $(TOP)/user/readfile.c \
+	$(TOP)/user/exempt.c
 LDLIBS_marking_test := $(shell pkg-config --libs libdw libelf)
 $(BUILD)/host/marking_test: $(MARK_FX_DIR)/fxmark.ko $(MARK_FX_DIR)/fxvmlinux \
-	$(TOP)/user/marking.c $(TOP)/user/readfile.c \
-	$(TOP)/user/marking.h
+	$(MARK_FX_DIR)/fxexempt-vmlinux \
+	$(TOP)/user/marking.c $(TOP)/user/readfile.c $(TOP)/user/exempt.c \
+	$(TOP)/user/marking.h $(TOP)/user/exempt.h
 
 # No CET prologue, no unwind tables: each access is its function's first
 # instruction, the offsets the fixture's reports give.
@@ -24,3 +26,16 @@ $(MARK_FX_DIR)/fxvmlinux: $(MARK_FX_SRC)/fxmark.c
 	$(CC) -O2 -g -fcf-protection=none -fno-asynchronous-unwind-tables \
 		-nostdlib -static -Wl,--build-id -Wl,-e,fx_read_once \
 		-Wl,--defsym=_stext=fx_read_once -o $@ $<
+
+# A kernel tree in miniature whose Makefiles build some of it without
+# KCSAN, linked as an image from inside the tree: DWARF names its units
+# by relative paths as Kbuild's do, but for one named by its absolute
+# path, as an assembler unit of Debian's image is.
+FX_EXEMPT := $(MARK_FX_SRC)/exempt
+$(MARK_FX_DIR)/fxexempt-vmlinux: $(wildcard $(FX_EXEMPT)/*/*.c $(FX_EXEMPT)/*/Makefile)
+	@mkdir -p $(dir $@)
+	cd $(FX_EXEMPT) && $(CC) -O2 -g -fcf-protection=none \
+		-fno-asynchronous-unwind-tables -nostdlib -static \
+		-Wl,--build-id -Wl,-e,fx_kept_read \
+		-Wl,--defsym=_stext=fx_kept_read -o $@ \
+		sub/fxexempt.c sub/fxkept.c $(FX_EXEMPT)/all/fxall.c all/fxback.c

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "exempt.h"
 #include "kselftest_harness.h"
 #include "marking.h"
 
@@ -231,6 +232,106 @@ TEST(source_moved_is_found_under_S)
 	ASSERT_EQ(0, system(cmd));
 }
 
+/*
+ * KCSAN_SANITIZE as Kbuild reads it: a directory's rule for its own
+ * objects only, an object's own rule first; both assignment forms, any
+ * blanks; what is no such rule changes nothing.
+ */
+TEST(exempt_rules_of_makefiles)
+{
+	struct kc_exempt *x = kc_exempt_new();
+
+	ASSERT_NE(NULL, x);
+	EXPECT_FALSE(kc_exempt_cu(x, "kernel/sched/core.c"));
+	ASSERT_EQ(0, kc_exempt_add_makefile(x, "kernel/sched",
+		"# Disable KCSAN to avoid excessive noise\n"
+		"KCSAN_SANITIZE := n\n"
+		"KCSAN_SANITIZE_clock.o\t\t:= y\n"));
+	ASSERT_EQ(0, kc_exempt_add_makefile(x, "kernel",
+		"KCSAN_SANITIZE_softirq.o = n\n"
+		"KCSAN_SANITIZEX := n\n"
+		"KCSAN_SANITIZE_kcov.o := $(KCOV_OFF)\n"
+		"  KCSAN_SANITIZE_stackleak.o := n # not this one's\n"
+		"KCSAN_INSTRUMENT_BARRIERS := y\n"));
+	EXPECT_EQ(4, kc_exempt_rules(x));
+	EXPECT_TRUE(kc_exempt_cu(x, "kernel/sched/core.c"));
+	EXPECT_FALSE(kc_exempt_cu(x, "kernel/sched/clock.c"));
+	EXPECT_TRUE(kc_exempt_cu(x, "kernel/softirq.c"));
+	EXPECT_TRUE(kc_exempt_cu(x, "kernel/stackleak.c"));
+	EXPECT_FALSE(kc_exempt_cu(x, "kernel/kcov.c"));
+	/* a directory's rule is not its subdirectories' nor its parent's */
+	EXPECT_FALSE(kc_exempt_cu(x, "kernel/sched/sub/x.c"));
+	EXPECT_FALSE(kc_exempt_cu(x, "kernel/fork.c"));
+	/* a relative name is the tree's path; an absolute one ends in it */
+	EXPECT_FALSE(kc_exempt_cu(x, "arch/x86/kernel/softirq.c"));
+	EXPECT_TRUE(kc_exempt_cu(x, "/build/linux-6.1/kernel/sched/fair.c"));
+	EXPECT_FALSE(kc_exempt_cu(x, "/build/linux-6.1/kernel/sched_x/fair.c"));
+	EXPECT_FALSE(kc_exempt_cu(x, NULL));
+	kc_exempt_free(x);
+}
+
+/* The first line of out that starts with "0x<@addr> ", or "". */
+static const char *range_at(unsigned long addr)
+{
+	static char line[256];
+	char want[64];
+	const char *p, *end;
+
+	snprintf(want, sizeof(want), "0x%lx ", addr);
+	p = strstr(out, want);
+	if (!p || (p != out && p[-1] != '\n'))
+		return "";
+	end = strchr(p, '\n');
+	snprintf(line, sizeof(line), "%.*s",
+		 (int)(end ? end - p : (long)strlen(p)), p);
+	return line;
+}
+
+/* Whether range line @line ends in " @kind". */
+static bool range_is(const char *line, const char *kind)
+{
+	size_t n = strlen(line), k = strlen(kind);
+
+	return n > k && line[n - k - 1] == ' ' && !strcmp(line + n - k, kind);
+}
+
+static unsigned long nm_addr(const char *elf, const char *func);
+
+/*
+ * "mark -V -S": the tree's Makefiles build fx_exempt_read's unit and
+ * fx_all_write's directory without KCSAN: each function is one exempt
+ * range, whatever its source marks, while fx_kept_read (same directory,
+ * no rule) and fx_back_read (its own rule takes it back) keep their
+ * READ_ONCE()'s marked range. Without -S (no Makefile, and no source
+ * found for these relative paths) no range is exempt.
+ */
+TEST(mark_vmlinux_exempt_units)
+{
+	const char *img = KC_MARK_FX_DIR "/fxexempt-vmlinux";
+	unsigned long exempt = nm_addr(img, "fx_exempt_read");
+	unsigned long all = nm_addr(img, "fx_all_write");
+	unsigned long kept = nm_addr(img, "fx_kept_read");
+	unsigned long back = nm_addr(img, "fx_back_read");
+
+	ASSERT_NE(0, exempt);
+	ASSERT_NE(0, all);
+	ASSERT_NE(0, kept);
+	ASSERT_NE(0, back);
+	ASSERT_EQ(0, run(KC " mark -n -V " KC_MARK_FX_DIR "/fxexempt-vmlinux -S "
+			 KC_MARK_FX_SRC "/exempt -f 'fx_*'")) TH_LOG("%s", out);
+	EXPECT_TRUE(range_is(range_at(exempt), "exempt")) TH_LOG("%s", out);
+	EXPECT_TRUE(range_is(range_at(all), "exempt")) TH_LOG("%s", out);
+	EXPECT_TRUE(range_is(range_at(kept), "marked")) TH_LOG("%s", out);
+	EXPECT_TRUE(range_is(range_at(back), "marked")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# vmlinux: 4 ranges (2 marked, 0 data_race, 2 exempt)"))
+		TH_LOG("%s", out);
+
+	ASSERT_EQ(0, run(KC " mark -n -V " KC_MARK_FX_DIR "/fxexempt-vmlinux -f 'fx_*'"))
+		TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(out, " exempt\n")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, ", 0 exempt)")) TH_LOG("%s", out);
+}
+
 /* "mark -n": the ranges of the object, and a clear error without DWARF. */
 TEST(mark_dry_run_ranges_and_no_dwarf)
 {
@@ -356,7 +457,7 @@ TEST(saved_image_marks_name_their_image)
 	fputs("0x1000 4 plain\n", f);
 	fclose(f);
 	EXPECT_EQ(1, run(KC " mark --load " KC_MARK_FX_DIR "/fxvmlinux.marks 2>&1"));
-	EXPECT_NE(NULL, strstr(out, "not a range (0xADDR LEN marked|data_race)"))
+	EXPECT_NE(NULL, strstr(out, "not a range (0xADDR LEN marked|data_race|exempt)"))
 		TH_LOG("%s", out);
 }
 

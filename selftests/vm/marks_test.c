@@ -175,18 +175,18 @@ TEST_F_TIMEOUT(marking, r24_plain_read_vs_locked_plain_add_stays_harmful, 150)
 	expect_harmful(_metadata, "r24", "kc_n13_add", "kc_r24_read_plain");
 }
 
-/*
- * B6, d_alloc_parallel()'s bucket head: the owner publishes a node with
- * the lock bit kept set while a waiter tests that bit. Benign whichever
- * side was sampled and whatever raced: marked (both in the source), the
- * owner's LOCK'd bit_spin_lock() (locked-racer), never a harmful pair.
- */
 /* R13: plain store buffering, kept in order by barrier() only */
 TEST_F_TIMEOUT(marking, r13_plain_store_buffering_stays_harmful, 150)
 {
 	expect_harmful(_metadata, "r13", "kc_r13_sb0", "kc_r13_sb1");
 }
 
+/*
+ * B6, d_alloc_parallel()'s bucket head: the owner publishes a node with
+ * the lock bit kept set while a waiter tests that bit. Benign whichever
+ * side was sampled and whatever raced: marked (both in the source), the
+ * owner's LOCK'd bit_spin_lock() (locked-racer), never a harmful pair.
+ */
 TEST_F_TIMEOUT(marking, b6_bit_spinlock_word_is_benign, 150)
 {
 	mark_planted(_metadata);
@@ -221,6 +221,62 @@ TEST_F_TIMEOUT(marking, unmarked_n10_report_gets_its_verdict_from_the_cli, 150)
 	EXPECT_NE(NULL, strstr(out, "=WRITE_ONCE (kc_planted.c:")) TH_LOG("%.3000s", out);
 	EXPECT_NE(NULL, strstr(out, "=READ_ONCE (kc_planted.c:")) TH_LOG("%.3000s", out);
 	EXPECT_NE(NULL, strstr(out, "verdict  benign filter=marked")) TH_LOG("%.3000s", out);
+}
+
+/* Where kallsyms puts the next symbol after @addr's: @addr's size. */
+static unsigned long kallsyms_size(unsigned long addr)
+{
+	unsigned long long a, next = ~0ULL;
+	char line[512];
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		a = strtoull(line, NULL, 16);
+		if (a > addr && a < next)
+			next = a;
+	}
+	if (f)
+		fclose(f);
+	return next == ~0ULL ? 0 : next - addr;
+}
+
+/* An "exempt" range over the whole of planted function @func. */
+static void exempt_function(struct __test_metadata *_metadata,
+			    const char *func)
+{
+	unsigned long f = kc_kallsyms_find(func, "tT", "kc_planted");
+	char line[64];
+
+	ASSERT_NE(0, f);
+	ASSERT_LT(0, kallsyms_size(f));
+	snprintf(line, sizeof(line), "0x%lx %lu exempt", f, kallsyms_size(f));
+	ASSERT_EQ(0, kc_write_attr("marks", line));
+}
+
+/*
+ * Code the kernel builds without KCSAN (its Makefiles' KCSAN_SANITIZE,
+ * which "kcollider mark -S" reads): R22's pair, harmful above, is benign
+ * once its functions are exempt, as KCSAN would never watch them. The
+ * range itself is a range like the others: shown, and gone with the module.
+ */
+TEST_F_TIMEOUT(marking, r22_in_exempt_code_is_benign, 150)
+{
+	char buf[256];
+
+	exempt_function(_metadata, "kc_r22_note");
+	exempt_function(_metadata, "kc_r22_peek");
+	ASSERT_LT(0, kc_read_attr("marks", buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, "ranges 2\n")) TH_LOG("%s", buf);
+	EXPECT_NE(NULL, strstr(buf, "exempt 2\n")) TH_LOG("%s", buf);
+	ASSERT_EQ(0, start("kc_r22_note", "kc_r22_peek"));
+	ASSERT_TRUE(run_until_report("r22", "kcollider: benign: filter=exempt ", 40))
+		TH_LOG("%.3000s", read_reports());
+	EXPECT_EQ(NULL, strstr(read_reports(), "kcollider: class: harmful"))
+		TH_LOG("%.3000s", read_reports());
+	EXPECT_LE(1, kc_stat("benign_exempt"));
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+	EXPECT_EQ(0, marks_ranges());
 }
 
 /* The ranges of a module go with it; a bad write changes nothing. */
