@@ -61,7 +61,8 @@ struct kc_marking {
 	bool defaults_added;
 	char **roots;
 	size_t nroots;
-	struct kc_exempt *exempt;	/* the -S trees' KCSAN_SANITIZE rules */
+	/* the -S trees' KCSAN_SANITIZE rules, read when ranges are made */
+	struct kc_exempt *exempt;
 	struct src_file src[KC_SRC_CACHE];
 	unsigned int src_next;
 	struct mark_memo *memo;
@@ -365,10 +366,6 @@ int kc_marking_add_source(struct kc_marking *m, const char *dir)
 		return -errno;
 	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
-	if (!m->exempt)
-		m->exempt = kc_exempt_new();
-	if (!m->exempt || kc_exempt_add_tree(m->exempt, dir))
-		return -ENOMEM;
 	r = realloc(m->roots, (m->nroots + 1) * sizeof(*r));
 	if (!r)
 		return -ENOMEM;
@@ -1152,12 +1149,29 @@ static int span_cus(struct kc_marking *m, struct range_emit *e)
 	return ret;
 }
 
+/* Once: the rules of every -S tree (a walk of its directories). */
+static int read_exempt_rules(struct kc_marking *m)
+{
+	size_t i;
+	int ret = 0;
+
+	if (m->exempt)
+		return 0;
+	m->exempt = kc_exempt_new();
+	if (!m->exempt)
+		return -ENOMEM;
+	for (i = 0; i < m->nroots && !ret; i++)
+		ret = kc_exempt_add_tree(m->exempt, m->roots[i]);
+	return ret;
+}
+
 int kc_marking_vmlinux_ranges(struct kc_marking *m, kc_mark_func_cb want,
 			      void *want_data, kc_mark_range_cb cb, void *data)
 {
 	struct dwarf_file *f = file_for(m, "");
 	struct range_emit e = { .cb = cb, .data = data, .absolute = true };
 	struct func_span *spans;
+	GElf_Addr *syms = NULL;
 	Dwarf_Addr bias;
 	size_t nspans;
 	int ret;
@@ -1172,11 +1186,13 @@ int kc_marking_vmlinux_ranges(struct kc_marking *m, kc_mark_func_cb want,
 		return ret;
 	e.spans = spans;
 	e.nspans = nspans;
-	ret = kc_exempt_rules(m->exempt) ?
-	      symbol_addrs(f->mod, (GElf_Addr **)&e.syms, &e.nsyms) : 0;
+	ret = read_exempt_rules(m);
+	if (!ret && kc_exempt_rules(m->exempt))
+		ret = symbol_addrs(f->mod, &syms, &e.nsyms);
+	e.syms = syms;
 	if (!ret)
 		ret = nspans ? span_cus(m, &e) : -ESRCH;
-	free((void *)e.syms);
+	free(syms);
 	free(spans);
 	return ret;
 }

@@ -210,6 +210,13 @@ kcollider_real() {
 			"$(dirname "$0")/../../user/kcollider" mark \
 				--load "$BENCH_KCSAN_IMAGE_MARKS" || exit 1
 		fi
+		# and the loaded modules' (9pnet's READ_ONCE()s ...)
+		if [ -n "${BENCH_KCSAN_MODULE_MARKS:-}" ]; then
+			"$(dirname "$0")/../../user/kcollider" mark \
+				-M "$BENCH_KCSAN_MODULE_MARKS" \
+				${BENCH_KCSAN_SOURCE:+-S "$BENCH_KCSAN_SOURCE"} ||
+				echo "bench-kcsan: the modules' marks failed: their reports say so" >&2
+		fi
 		echo "# real $name: sample_rate $(cat $kc_sys/sample_rate)," \
 		     "overhead_permille $(cat $kc_sys/overhead_permille)," \
 		     "sample_percpu $(cat $kc_sys/sample_percpu)"

@@ -114,11 +114,16 @@ fi
 
 # kcollider's real-workload runs know what the image's source marks when
 # its -dbg package is installed, as KCSAN knows it from the compiler
-image_marks=
+# (the loaded modules' too, from the package's .ko files and the source)
+image_marks= module_marks= source=
 if booting kcollider && [ -n "${KREL:-}" ] &&
    [ -r "/usr/lib/debug/boot/vmlinux-$KREL" ]; then
 	image_marks=$("$top/scripts/image-marks.sh" "$KREL") ||
 		die "the image's marks (scripts/image-marks.sh $KREL) failed"
+	source=$("$top/scripts/image-marks.sh" --source) ||
+		die "the kernel's source (scripts/image-marks.sh --source) failed"
+	[ ! -d "/usr/lib/debug/lib/modules/$KREL" ] ||
+		module_marks=/usr/lib/debug/lib/modules/$KREL
 fi
 
 # 3. The three boots. run-vm.sh's exit status is the guest's; a failed
@@ -136,7 +141,9 @@ boot() {
 		BENCH_KCSAN_REAL="${BENCH_KCSAN_REAL:-300}" \
 		BENCH_KCSAN_PARTS="${BENCH_KCSAN_PARTS:-planted real}" \
 		BENCH_KCSAN_KC_RUNS="${BENCH_KCSAN_KC_RUNS:-default hunt}" \
-		BENCH_KCSAN_IMAGE_MARKS="$image_marks" "$guest" "$name" \
+		BENCH_KCSAN_IMAGE_MARKS="$image_marks" \
+		BENCH_KCSAN_MODULE_MARKS="$module_marks" \
+		BENCH_KCSAN_SOURCE="$source" "$guest" "$name" \
 		/run/kc/results "$@" | sed -u '/^#/!s/^/# /' ||
 		echo "bench-kcsan: the $name VM failed (status $?; $res)" >&2
 }
