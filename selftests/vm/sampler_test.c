@@ -1397,7 +1397,6 @@ TEST_F_TIMEOUT(engine, profile_ticks_keep_to_their_share_of_the_budget, 300)
 	slowest = kc_stat("profile_period_max_us");
 	fastest = kc_stat("profile_period_min_us");
 	ASSERT_GT(slowest, fastest);
-	ASSERT_EQ(fastest, kc_stat("profile_period_us"));
 	/* kernel code on two CPUs: ticks that unwind, every period */
 	for (i = 0; i < 50 && kc_stat("profile_period_us") < slowest; i++)
 		ASSERT_EQ(0, kc_write_file("/sys/kernel/debug/kc_planted/run",
