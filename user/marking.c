@@ -374,6 +374,22 @@ int kc_marking_add_source(struct kc_marking *m, const char *dir)
 	return m->roots[m->nroots] ? (m->nroots++, 0) : -ENOMEM;
 }
 
+/* Once: the rules of every -S tree (a walk of its directories). */
+static int read_exempt_rules(struct kc_marking *m)
+{
+	size_t i;
+	int ret = 0;
+
+	if (m->exempt)
+		return 0;
+	m->exempt = kc_exempt_new();
+	if (!m->exempt)
+		return -ENOMEM;
+	for (i = 0; i < m->nroots && !ret; i++)
+		ret = kc_exempt_add_tree(m->exempt, m->roots[i]);
+	return ret;
+}
+
 /* Searched after what the command line gave: the release's debug files. */
 static void add_defaults(struct kc_marking *m)
 {
@@ -731,6 +747,29 @@ static struct dwarf_file *file_for(struct kc_marking *m, const char *mod_name)
 	return NULL;
 }
 
+/*
+ * Whether the image's code at @addr is in a unit the -S trees build
+ * without KCSAN: then it is exempt whole, whatever its line says.
+ */
+static bool exempt_addr(struct kc_marking *m, Dwfl_Module *mod,
+			GElf_Addr addr, struct kc_mark *out)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu;
+	const char *name;
+
+	if (read_exempt_rules(m) || !kc_exempt_rules(m->exempt))
+		return false;
+	cu = dwfl_module_addrdie(mod, addr, &bias);
+	name = cu ? dwarf_diename(cu) : NULL;
+	if (!kc_exempt_cu(m->exempt, name))
+		return false;
+	out->kind = KC_MARK_EXEMPT;
+	snprintf(out->marker, sizeof(out->marker), "exempt");
+	snprintf(out->where, sizeof(out->where), "%s", name);
+	return true;
+}
+
 static void mark_frame(struct kc_marking *m, const struct kc_frame *f,
 		       bool after, struct kc_mark *out)
 {
@@ -762,7 +801,10 @@ static void mark_frame(struct kc_marking *m, const struct kc_frame *f,
 			 f->func, file->path);
 		return;
 	}
-	mark_addr(m, file->mod, addr + f->off - (after ? 1 : 0), out);
+	addr += f->off - (after ? 1 : 0);
+	if (!f->mod[0] && exempt_addr(m, file->mod, addr, out))
+		return;
+	mark_addr(m, file->mod, addr, out);
 }
 
 void kc_marking_of(struct kc_marking *m, const struct kc_frame *f,
@@ -1146,22 +1188,6 @@ static int span_cus(struct kc_marking *m, struct range_emit *e)
 		ret = cu_ranges(m, e, cu, bias);
 	}
 	free(seen);
-	return ret;
-}
-
-/* Once: the rules of every -S tree (a walk of its directories). */
-static int read_exempt_rules(struct kc_marking *m)
-{
-	size_t i;
-	int ret = 0;
-
-	if (m->exempt)
-		return 0;
-	m->exempt = kc_exempt_new();
-	if (!m->exempt)
-		return -ENOMEM;
-	for (i = 0; i < m->nroots && !ret; i++)
-		ret = kc_exempt_add_tree(m->exempt, m->roots[i]);
 	return ret;
 }
 

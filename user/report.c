@@ -73,6 +73,7 @@ struct pair_marks {
 	bool have, silent;
 	int n;			/* 1 for a one-sided report */
 	struct kc_mark m[2];
+	const char *filter;	/* when silent: "marked" or "exempt" */
 	const char *why_silent;
 };
 
@@ -145,7 +146,10 @@ static void report_usage(FILE *out)
 		"A pair whose source shows both accesses marked, or either inside\n"
 		"data_race(), is one KCSAN would not report: its verdict is\n"
 		"\"benign filter=marked\", whatever the module's class line said,\n"
-		"and \"group\" ranks it last (kind \"marked\").\n"
+		"and \"group\" ranks it last (kind \"marked\"). So is a pair whose\n"
+		"sampled access is in the kernel's code that the -S tree's Makefiles\n"
+		"build without KCSAN (KCSAN_SANITIZE := n), or whose racer is there\n"
+		"and the value did not change: \"benign filter=exempt\".\n"
 		"\n"
 		"JSON: one object per report or group (JSON lines).\n"
 		"\n"
@@ -267,6 +271,22 @@ static bool plain_write_atomic(const struct kc_report *r, int i,
 	       a->size <= 8 && !(a->addr % a->size);
 }
 
+/*
+ * The module's exempt filter: the sampled access in code built without
+ * KCSAN, or the racer when the value did not change (KCSAN would see that
+ * racer only as a value changed under the sampled access).
+ */
+static bool exempt_pair(const struct kc_report *r, const struct pair_marks *pm)
+{
+	int racer = pm->n == 2 ? kc_report_racer(r) : -1;
+	int sampled = pm->n == 2 ? !racer : 0;
+	bool changed = r->has_value && r->old_value != r->new_value;
+
+	if (pm->m[sampled].kind == KC_MARK_EXEMPT)
+		return true;
+	return racer >= 0 && !changed && pm->m[racer].kind == KC_MARK_EXEMPT;
+}
+
 static void mark_report(struct report_ctx *c, const struct kc_report *r,
 			struct pair_marks *pm)
 {
@@ -296,6 +316,13 @@ static void mark_report(struct report_ctx *c, const struct kc_report *r,
 		}
 	}
 	pm->have = true;
+	pm->filter = "marked";
+	if (exempt_pair(r, pm)) {
+		pm->silent = true;
+		pm->filter = "exempt";
+		pm->why_silent = "built without KCSAN (KCSAN_SANITIZE in its Makefile)";
+		return;
+	}
 	/* KCSAN watches plain accesses only: no unknown origin for the rest */
 	if (pm->n == 1)
 		pm->silent = pm->m[0].kind == KC_MARK_MARKED ||
@@ -334,8 +361,8 @@ static void marking_text(const struct kc_report *r, const struct pair_marks *pm)
 	}
 	putchar('\n');
 	if (pm->silent)
-		printf("  verdict  benign filter=marked: %s (KCSAN would not report it)\n",
-		       pm->why_silent);
+		printf("  verdict  benign filter=%s: %s (KCSAN would not report it)\n",
+		       pm->filter, pm->why_silent);
 }
 
 static void marking_json(struct json *j, const struct kc_report *r,
@@ -365,7 +392,7 @@ static void marking_json(struct json *j, const struct kc_report *r,
 	json_obj_begin(j, "verdict");
 	if (pm->silent) {
 		json_str(j, "class", "benign");
-		json_str(j, "filter", "marked");
+		json_str(j, "filter", pm->filter);
 		json_str(j, "by", "source");
 	} else {
 		json_str(j, "class", cls ? cls->words : NULL);

@@ -332,6 +332,60 @@ TEST(mark_vmlinux_exempt_units)
 	EXPECT_NE(NULL, strstr(out, ", 0 exempt)")) TH_LOG("%s", out);
 }
 
+/* A two-sided report of the image's code: @racer wrote, @sampled read. */
+static void exempt_report(FILE *f, const char *sampled, const char *racer,
+			  bool changed)
+{
+	fprintf(f,
+		"==================================================================\n"
+		"BUG: KCOLLIDER: data-race in %s / %s\n\n"
+		"write to 0xffffffff82002010 of 4 bytes by task 211 on cpu 1:\n"
+		" %s\n kthread+0xd7/0x100\n\n"
+		"read to 0xffffffff82002010 of 4 bytes by task 210 on cpu 0:\n"
+		" %s\n kthread+0xd7/0x100\n\n%s"
+		"kcollider: class: harmful\n\n"
+		"Reported by kcollider on:\n"
+		"CPU: 0 PID: 210 Comm: kc_r1/0 Tainted: G           OE      6.1.0-57-amd64\n"
+		"==================================================================\n",
+		sampled, racer, racer, sampled,
+		changed ? "value changed: 0x00000005 -> 0x00000004\n\n" : "");
+}
+
+/*
+ * "report -V -S": the module's exempt filter, offline. The sampled access
+ * in exempt code is benign; so is an exempt racer whose write changed
+ * nothing seen, but not one that changed the value (KCSAN would report
+ * that, at unknown origin).
+ */
+TEST(report_exempt_verdict)
+{
+	char dir[] = "/tmp/kc_exempt_XXXXXX", log[64], cmd[1024];
+	FILE *f;
+
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(log, sizeof(log), "%s/reports.log", dir);
+	f = fopen(log, "w");
+	ASSERT_NE(NULL, f);
+	exempt_report(f, "fx_exempt_read+0x0/0xd", "fx_all_write+0x6/0x7", false);
+	exempt_report(f, "fx_kept_read+0x0/0x6", "fx_all_write+0x6/0x7", false);
+	exempt_report(f, "fx_kept_read+0x0/0x6", "fx_all_write+0x6/0x7", true);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), KC " report -V " KC_MARK_FX_DIR
+		 "/fxexempt-vmlinux -S " KC_MARK_FX_SRC "/exempt %s", log);
+	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(report_n(1), "sampled=exempt (sub/fxexempt.c)"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(report_n(1), "verdict  benign filter=exempt: "))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(report_n(2), "sampled=READ_ONCE ")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(report_n(2), "verdict  benign filter=exempt: "))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(report_n(3), "racer=exempt (")) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, strstr(report_n(3), "verdict")) TH_LOG("%s", out);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ASSERT_EQ(0, system(cmd));
+}
+
 /* "mark -n": the ranges of the object, and a clear error without DWARF. */
 TEST(mark_dry_run_ranges_and_no_dwarf)
 {
