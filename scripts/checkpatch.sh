@@ -19,13 +19,16 @@ cd "$top"
 
 # Files that must do what checkpatch warns of, each with the types it may
 # warn of there: the userspace definition of __printf() itself; the planted
-# module's threads that hand each other the CPU; the marking fixture,
-# which spells READ_ONCE(), WRITE_ONCE() and data_race() as the kernel's
+# module's threads that hand each other the CPU; the marking fixtures,
+# which spell READ_ONCE(), WRITE_ONCE() and data_race() as the kernel's
 # headers do, for the line table they leave.
 declare -A allowed=(
 	[user/common.h]=PREFER_DEFINED_ATTRIBUTE_MACRO
 	[selftests/planted/kc_planted.c]=YIELD
 	[selftests/fixtures/marking/fxmark.c]=VOLATILE,SINGLE_STATEMENT_DO_WHILE_MACRO,DATA_RACE
+	[selftests/fixtures/marking/exempt/sub/fxexempt.c]=VOLATILE
+	[selftests/fixtures/marking/exempt/sub/fxkept.c]=VOLATILE
+	[selftests/fixtures/marking/exempt/all/fxback.c]=VOLATILE
 )
 ignore=FILE_PATH_CHANGES,SPDX_LICENSE_TAG
 files=$(git ls-files 'kmod/*.[ch]' 'include/*.h' 'lib/*.[ch]' 'user/*.[ch]' \

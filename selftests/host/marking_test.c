@@ -336,19 +336,19 @@ TEST(mark_vmlinux_exempt_units)
 static void exempt_report(FILE *f, const char *sampled, const char *racer,
 			  bool changed)
 {
-	fprintf(f,
-		"==================================================================\n"
-		"BUG: KCOLLIDER: data-race in %s / %s\n\n"
-		"write to 0xffffffff82002010 of 4 bytes by task 211 on cpu 1:\n"
-		" %s\n kthread+0xd7/0x100\n\n"
-		"read to 0xffffffff82002010 of 4 bytes by task 210 on cpu 0:\n"
-		" %s\n kthread+0xd7/0x100\n\n%s"
-		"kcollider: class: harmful\n\n"
-		"Reported by kcollider on:\n"
-		"CPU: 0 PID: 210 Comm: kc_r1/0 Tainted: G           OE      6.1.0-57-amd64\n"
-		"==================================================================\n",
-		sampled, racer, racer, sampled,
-		changed ? "value changed: 0x00000005 -> 0x00000004\n\n" : "");
+	const char *rule = "==================================================================";
+
+	fprintf(f, "%s\nBUG: KCOLLIDER: data-race in %s / %s\n\n", rule,
+		sampled, racer);
+	fprintf(f, "write to 0xffffffff82002010 of 4 bytes by task 211 on cpu 1:\n");
+	fprintf(f, " %s\n kthread+0xd7/0x100\n\n", racer);
+	fprintf(f, "read to 0xffffffff82002010 of 4 bytes by task 210 on cpu 0:\n");
+	fprintf(f, " %s\n kthread+0xd7/0x100\n\n", sampled);
+	if (changed)
+		fprintf(f, "value changed: 0x00000005 -> 0x00000004\n\n");
+	fprintf(f, "kcollider: class: harmful\n\nReported by kcollider on:\n");
+	fprintf(f, "CPU: 0 PID: 210 Comm: kc_r1/0 Tainted: G OE 6.1.0-57-amd64\n");
+	fprintf(f, "%s\n", rule);
 }
 
 /*
