@@ -208,7 +208,8 @@ u64 kc_profile_ns(void)
 /*
  * The armer's, once a period, with the overhead budget of that period in
  * ns: the ticks' period doubles while they took more than their share of
- * it, and halves back when twice their cost would still be well within.
+ * it, and halves back when twice their cost would take half their share
+ * at most (the margin keeps it from flapping between two periods).
  */
 void kc_profile_budget(u64 budget_ns)
 {
@@ -218,7 +219,7 @@ void kc_profile_budget(u64 budget_ns)
 	kc_profile_seen_ns = ns;
 	if (spent * KC_PROFILE_SHARE > budget_ns)
 		us = min_t(unsigned int, us * 2, KC_PROFILE_SLOW_US);
-	else if (spent * 2 * KC_PROFILE_SHARE * 2 < budget_ns)
+	else if (2 * spent * KC_PROFILE_SHARE < budget_ns / 2)
 		us = max_t(unsigned int, us / 2, KC_PROFILE_TICK_US);
 	WRITE_ONCE(kc_profile_period_us, us);
 }
