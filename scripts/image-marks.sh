@@ -45,8 +45,9 @@ vmlinux=${2:-/usr/lib/debug/boot/vmlinux-$release}
 [ -r "$vmlinux" ] ||
 	die "no $vmlinux (apt-get install linux-image-$release-dbg)"
 [ -x "$top/user/kcollider" ] || die "no $top/user/kcollider (make user)"
-# v2: with the exempt ranges of the source's KCSAN_SANITIZE rules
-out=$cache/marks-v2-$release-$(stat -L -c '%s-%Y' "$vmlinux").marks
+# v2: with the exempt ranges of the source's KCSAN_SANITIZE rules;
+# v3: seqlock.h's code marked
+out=$cache/marks-v3-$release-$(stat -L -c '%s-%Y' "$vmlinux").marks
 if [ ! -s "$out" ]; then
 	kernel_source
 	echo "$tag: reading $vmlinux (once per image)" >&2

@@ -8,7 +8,7 @@ OBJS_marking_test := $(TOP)/user/marking.c $(TOP)/user/readfile.c \
 	$(TOP)/user/exempt.c
 LDLIBS_marking_test := $(shell pkg-config --libs libdw libelf)
 $(BUILD)/host/marking_test: $(MARK_FX_DIR)/fxmark.ko $(MARK_FX_DIR)/fxvmlinux \
-	$(MARK_FX_DIR)/fxexempt-vmlinux \
+	$(MARK_FX_DIR)/fxexempt-vmlinux $(MARK_FX_DIR)/fxseq-vmlinux \
 	$(TOP)/user/marking.c $(TOP)/user/readfile.c $(TOP)/user/exempt.c \
 	$(TOP)/user/marking.h $(TOP)/user/exempt.h
 
@@ -39,3 +39,12 @@ $(MARK_FX_DIR)/fxexempt-vmlinux: $(wildcard $(FX_EXEMPT)/*/*.c $(FX_EXEMPT)/*/Ma
 		-Wl,--build-id -Wl,-e,fx_kept_read \
 		-Wl,--defsym=_stext=fx_kept_read -o $@ \
 		sub/fxexempt.c sub/fxkept.c $(FX_EXEMPT)/all/fxall.c all/fxback.c
+
+# A sequence count whose helpers live in a seqlock.h, as the kernel's do.
+$(MARK_FX_DIR)/fxseq-vmlinux: $(MARK_FX_SRC)/fxseq.c \
+	$(MARK_FX_SRC)/seqcount/include/linux/seqlock.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -fcf-protection=none -fno-asynchronous-unwind-tables \
+		-nostdlib -static -Wl,--build-id -Wl,-e,fx_seq_read \
+		-Wl,--defsym=_stext=fx_seq_read -I$(MARK_FX_SRC)/seqcount/include \
+		-o $@ $<
