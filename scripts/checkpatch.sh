@@ -29,6 +29,7 @@ declare -A allowed=(
 	[selftests/fixtures/marking/exempt/sub/fxexempt.c]=VOLATILE
 	[selftests/fixtures/marking/exempt/sub/fxkept.c]=VOLATILE
 	[selftests/fixtures/marking/exempt/all/fxback.c]=VOLATILE
+	[selftests/fixtures/marking/seqcount/include/linux/seqlock.h]=VOLATILE,NEW_TYPEDEFS,SPACING
 )
 ignore=FILE_PATH_CHANGES,SPDX_LICENSE_TAG
 files=$(git ls-files 'kmod/*.[ch]' 'include/*.h' 'lib/*.[ch]' 'user/*.[ch]' \
