@@ -85,6 +85,22 @@
  */
 #define KC_RUNNING_CALLEES	8
 #define KC_CALLEE_SCAN_BYTES	4096
+/*
+ * Of the picks that are not the running code's, half go to the sites that
+ * reach some CPU's per-CPU data through per_cpu_ptr(), when there are
+ * any: the sums and drains of per-CPU counters and lists, the one place a
+ * per-CPU race lives (the owner's this_cpu_*() against them). Their code
+ * runs seldom, a fold or a statfs(), and a uniform pick over the whole
+ * kernel finds it almost never.
+ */
+#define KC_REMOTE_PICKS		1
+#define KC_REMOTE_OF		2
+/*
+ * per_cpu_ptr() loads __per_cpu_offset[cpu] into a register and adds the
+ * pointer: the accesses through what that register fed, over the next
+ * few instructions of straight-line code, are the remote per-CPU sites.
+ */
+#define KC_REMOTE_WINDOW	8
 
 struct kc_callee {
 	struct kc_range *range;
@@ -129,6 +145,10 @@ struct kc_range {
 	struct kc_atomic_loc *atomics;
 	unsigned int nr_atomics;
 	unsigned int cap_atomics;
+	/* the sites that reach per-CPU data through per_cpu_ptr() */
+	u32 *remote;
+	unsigned int nr_remote;
+	unsigned int cap_remote;
 };
 
 static DEFINE_MUTEX(kc_sites_lock);
@@ -140,6 +160,8 @@ static unsigned long kc_denied_funcs;
 static unsigned long kc_picks_running;
 static unsigned long kc_picks_uniform;
 static unsigned long kc_picks_callee;
+static unsigned long kc_picks_remote;
+static unsigned long kc_nr_remote;
 /* what picking cost the armer, and the functions it looked up for it */
 static u64 kc_pick_ns;
 static unsigned long kc_running_lookups;
@@ -217,22 +239,91 @@ bool kc_insn_is_site(const struct kc_insn *insn, unsigned long addr)
 	return kc_site_wanted(insn, addr, READ_ONCE(kc_settings.sample_percpu));
 }
 
-static int kc_range_push(struct kc_range *r, u32 off)
+static int kc_offs_push(u32 **offs, unsigned int *nr, unsigned int *cap,
+			u32 off)
 {
-	if (r->nr == r->cap) {
-		unsigned int cap = r->cap ? r->cap * 2 : 256;
-		u32 *offs = kvmalloc_array(cap, sizeof(*offs), GFP_KERNEL);
+	if (*nr == *cap) {
+		unsigned int more = *cap ? *cap * 2 : 256;
+		u32 *grown = kvmalloc_array(more, sizeof(*grown), GFP_KERNEL);
 
-		if (!offs)
+		if (!grown)
 			return -ENOMEM;
-		if (r->nr)
-			memcpy(offs, r->offs, r->nr * sizeof(*offs));
-		kvfree(r->offs);
-		r->offs = offs;
-		r->cap = cap;
+		if (*nr)
+			memcpy(grown, *offs, *nr * sizeof(*grown));
+		kvfree(*offs);
+		*offs = grown;
+		*cap = more;
 	}
-	r->offs[r->nr++] = off;
+	(*offs)[(*nr)++] = off;
 	return 0;
+}
+
+static int kc_range_push(struct kc_range *r, u32 off, bool remote)
+{
+	int ret = kc_offs_push(&r->offs, &r->nr, &r->cap, off);
+
+	/* a site left out of the remote ones is still a site */
+	if (!ret && remote)
+		kc_offs_push(&r->remote, &r->nr_remote, &r->cap_remote, off);
+	return ret;
+}
+
+/* The registers per_cpu_ptr()'s offset fed, and for how much longer. */
+struct kc_percpu_taint {
+	u32 regs;
+	unsigned int left;
+};
+
+static bool kc_loads_percpu_offset(const struct kc_insn *insn)
+{
+	const struct kc_mem_operand *m = &insn->mem[0];
+
+	return insn->op == KC_OP_MOV && (insn->flags & KC_INSN_MEM) &&
+	       insn->nmem == 1 && m->access == KC_ACC_READ &&
+	       m->base == KC_REG_NONE && m->index < KC_REG_RIP &&
+	       m->scale == 8 && m->seg == KC_SEG_NONE && insn->reg < 16 &&
+	       (long)m->disp == (long)__per_cpu_offset;
+}
+
+static bool kc_reg_tainted(const struct kc_percpu_taint *t, u8 reg)
+{
+	return reg < 16 && (t->regs & BIT(reg));
+}
+
+/*
+ * Follows @insn through the taint; true when its memory operand's address
+ * comes from a tainted register (checked before @insn writes it).
+ */
+static bool kc_percpu_taint_step(struct kc_percpu_taint *t,
+				 const struct kc_insn *insn)
+{
+	const struct kc_mem_operand *m = &insn->mem[0];
+	bool loads = kc_loads_percpu_offset(insn), through = false;
+	u8 rm;
+
+	if (t->left && (insn->flags & (KC_INSN_MEM | KC_INSN_NOT_ACCESS)))
+		through = kc_reg_tainted(t, m->base) ||
+			  kc_reg_tainted(t, m->index);
+	if (t->left && !(insn->flags & KC_INSN_MEM) && insn->has_modrm) {
+		/* lea, or a register-to-register op: both registers */
+		rm = (insn->modrm & 7) | ((insn->rex & 1) << 3);
+		if (through || ((insn->modrm >> 6) == 3 &&
+				(kc_reg_tainted(t, rm) ||
+				 kc_reg_tainted(t, insn->reg)))) {
+			t->regs |= BIT(insn->reg & 15);
+			if ((insn->modrm >> 6) == 3)
+				t->regs |= BIT(rm);
+		}
+	}
+	if (t->left)
+		t->left--;
+	if (insn->flags & KC_INSN_BRANCH)
+		t->left = 0;
+	if (loads) {
+		t->regs = BIT(insn->reg);
+		t->left = KC_REMOTE_WINDOW;
+	}
+	return through && !loads && (insn->flags & KC_INSN_MEM);
 }
 
 static void kc_range_note_atomic(struct kc_range *r, const struct kc_insn *insn,
@@ -327,10 +418,11 @@ static unsigned int kc_decode_function(struct kc_range *r, unsigned long start,
 				       unsigned long size, bool percpu,
 				       bool sites, bool whole_blocks)
 {
+	struct kc_percpu_taint taint = { 0 };
 	unsigned int before = r->nr;
 	struct kc_insn insn;
 	unsigned long off;
-	bool user_access = false;
+	bool user_access = false, remote;
 
 	if (!size || size > KC_MAX_FUNC_SIZE ||
 	    copy_from_kernel_nofault(kc_code, (void *)start, size))
@@ -343,6 +435,7 @@ static unsigned int kc_decode_function(struct kc_range *r, unsigned long start,
 		user_access = kc_user_access_from(kc_code + off, insn.length,
 						  user_access);
 		kc_range_note_atomic(r, &insn, start + off + insn.length);
+		remote = kc_percpu_taint_step(&taint, &insn);
 		if (!sites || !off || user_access ||
 		    !kc_site_wanted(&insn, start + off, percpu)) {
 			if (sites && percpu && kc_site_access(&insn) &&
@@ -354,7 +447,7 @@ static unsigned int kc_decode_function(struct kc_range *r, unsigned long start,
 			kc_block_start_sites++;
 			continue;
 		}
-		if (kc_range_push(r, start + off - r->base))
+		if (kc_range_push(r, start + off - r->base, remote))
 			break;
 	}
 	return r->nr - before;
@@ -425,6 +518,7 @@ static void kc_range_free(struct kc_range *r)
 	if (!r)
 		return;
 	kvfree(r->atomics);
+	kvfree(r->remote);
 	kvfree(r->offs);
 	bitmap_free(r->refused);
 	kvfree(r->cold);
@@ -466,7 +560,7 @@ static int kc_range_seal(struct kc_range *r)
 
 static unsigned long kc_range_bytes(const struct kc_range *r)
 {
-	return sizeof(*r) + r->cap * sizeof(u32) +
+	return sizeof(*r) + (r->cap + r->cap_remote) * sizeof(u32) +
 	       BITS_TO_LONGS(max(r->nr, 1U)) * sizeof(long) +
 	       max(r->nr, 1U) * (sizeof(*r->cold) + sizeof(*r->cold_at));
 }
@@ -653,9 +747,11 @@ static void kc_sites_recount(void)
 
 	kc_running_forget();
 	kc_nr_sites = 0;
+	kc_nr_remote = 0;
 	kc_build_bytes = 0;
 	list_for_each_entry(r, &kc_ranges, node) {
 		kc_nr_sites += r->nr;
+		kc_nr_remote += r->nr_remote;
 		kc_build_bytes += kc_range_bytes(r);
 	}
 }
@@ -1027,6 +1123,38 @@ static unsigned long kc_pick_running(void)
 }
 
 /*
+ * Under kc_sites_lock: a remote per-CPU site, each with its weight; 0 if
+ * none was taken.
+ */
+static unsigned long kc_pick_remote(void)
+{
+	unsigned long n, idx;
+	struct kc_range *r;
+	int tries;
+	u32 *hit;
+
+	for (tries = 0; kc_nr_remote && tries < KC_PICK_TRIES; tries++) {
+		n = get_random_u64() % kc_nr_remote;
+		list_for_each_entry(r, &kc_ranges, node) {
+			if (n < r->nr_remote)
+				break;
+			n -= r->nr_remote;
+		}
+		if (list_entry_is_head(r, &kc_ranges, node))
+			return 0;
+		hit = bsearch(&r->remote[n], r->offs, r->nr, sizeof(*r->offs),
+			      kc_off_cmp);
+		if (!hit)
+			continue;
+		idx = hit - r->offs;
+		if (!test_bit(idx, r->refused) &&
+		    kc_site_taken(kc_site_cold(r, idx)))
+			return r->base + r->offs[idx];
+	}
+	return 0;
+}
+
+/*
  * A site not refused, each with its weight (uniform among equal ones); 0
  * when none can be found. After KC_COLD_TRIES light ones, the first found.
  * Most picks go to running code first.
@@ -1041,9 +1169,13 @@ unsigned long kc_sites_pick(void)
 	mutex_lock(&kc_sites_lock);
 	if (get_random_u32() % KC_RUNNING_OF < KC_RUNNING_PICKS)
 		addr = kc_pick_running();
-	if (addr)
+	if (addr) {
 		kc_picks_running++;
-	else
+	} else if (get_random_u32() % KC_REMOTE_OF < KC_REMOTE_PICKS) {
+		addr = kc_pick_remote();
+		kc_picks_remote += !!addr;
+	}
+	if (!addr)
 		kc_picks_uniform++;
 	while (kc_nr_sites && !addr && tries < KC_PICK_TRIES &&
 	       light < KC_COLD_TRIES) {
@@ -1166,15 +1298,18 @@ void kc_sites_stats(struct seq_file *m)
 		refused += r->nr_refused;
 	seq_printf(m, "sites %lu\nsites_refused %lu\nsites_bytes %lu\n"
 		   "sites_build_ms %llu\nfuncs_denied %lu\npicks_running %lu\n"
-		   "picks_uniform %lu\npicks_callee %lu\n"
+		   "picks_uniform %lu\npicks_callee %lu\npicks_remote_percpu %lu\n"
 		   "sites_block_starts %lu\nsites_static_percpu %lu\n"
+		   "sites_remote_percpu %lu\n"
 		   "pick_us_mean %llu\nrunning_lookups %lu\n",
 		   kc_nr_sites, refused, kc_build_bytes,
 		   div_u64(kc_build_ns, NSEC_PER_MSEC), kc_denied_funcs,
 		   kc_picks_running, kc_picks_uniform, kc_picks_callee,
-		   kc_block_start_sites, kc_static_percpu_sites,
+		   kc_picks_remote, kc_block_start_sites,
+		   kc_static_percpu_sites, kc_nr_remote,
 		   div64_u64(kc_pick_ns, max_t(unsigned long, kc_picks_running +
-					       kc_picks_uniform, 1) *
+					       kc_picks_uniform +
+					       kc_picks_remote, 1) *
 				     NSEC_PER_USEC),
 		   kc_running_lookups);
 	mutex_unlock(&kc_sites_lock);

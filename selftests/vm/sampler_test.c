@@ -1347,6 +1347,40 @@ TEST_F_TIMEOUT(engine, picks_reach_the_functions_running_code_calls, 300)
 }
 
 /*
+ * per_cpu_ptr()'s accesses are found in the code: R27's sum reads each
+ * CPU's copy through __per_cpu_offset[], its adder only its own,
+ * %gs-relative. Half the picks that do not go to running code go to such
+ * sites: with nothing running, some pick reaches the sum.
+ */
+TEST_F_TIMEOUT(engine, picks_reach_the_remote_per_cpu_reads, 300)
+{
+	int i;
+
+	ASSERT_EQ(0, load_planted());
+	ASSERT_EQ(0, kc_write_attr("sample_percpu", "1"));
+	ASSERT_EQ(0, kc_write_attr("targets", "kc_planted:kc_r27_add"));
+	ASSERT_GT(kc_stat("sites"), 0);
+	ASSERT_EQ(0, kc_stat("sites_remote_percpu"));
+	ASSERT_EQ(0, kc_write_attr("targets",
+				   "kc_planted:kc_r27_add,kc_planted:kc_r27_sum"));
+	ASSERT_GE(kc_stat("sites_remote_percpu"), 1);
+	ASSERT_LT(kc_stat("sites_remote_percpu"), kc_stat("sites") - 1) {
+		kc_read_stats(buf, sizeof(buf));
+		TH_LOG("%s", buf);
+	}
+	ASSERT_EQ(0, kc_enable());
+	for (i = 0; i < 600 && kc_stat("picks_remote_percpu") <= 0; i++)
+		usleep(50000);
+	ASSERT_GT(kc_stat("picks_remote_percpu"), 0) {
+		kc_read_stats(buf, sizeof(buf));
+		TH_LOG("%s", buf);
+	}
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	ASSERT_EQ(0, kprobes_enabled());
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+}
+
+/*
  * A function a tick finds running is looked up once (its symbol, sites
  * and direct callees), not at every tick that finds it, those with
  * nothing to pick included. With the only target a function that does not
