@@ -351,6 +351,15 @@ static void image_report(FILE *f, const char *sampled, const char *racer,
 	fprintf(f, "%s\n", rule);
 }
 
+/* A new reports.log, @log, in a new directory made from template @dir. */
+static FILE *new_log(char *dir, char *log, size_t size)
+{
+	if (!mkdtemp(dir))
+		return NULL;
+	snprintf(log, size, "%s/reports.log", dir);
+	return fopen(log, "w");
+}
+
 /*
  * "report -V -S": the module's exempt filter, offline. The sampled access
  * in exempt code is benign; so is an exempt racer whose write changed
@@ -362,9 +371,7 @@ TEST(report_exempt_verdict)
 	char dir[] = "/tmp/kc_exempt_XXXXXX", log[64], cmd[1024];
 	FILE *f;
 
-	ASSERT_NE(NULL, mkdtemp(dir));
-	snprintf(log, sizeof(log), "%s/reports.log", dir);
-	f = fopen(log, "w");
+	f = new_log(dir, log, sizeof(log));
 	ASSERT_NE(NULL, f);
 	image_report(f, "fx_exempt_read+0x0/0xd", "fx_all_write+0x6/0x7", false);
 	image_report(f, "fx_kept_read+0x0/0x6", "fx_all_write+0x6/0x7", false);
@@ -412,9 +419,7 @@ TEST(seqcount_code_is_marked)
 	EXPECT_STREQ("", range_at(data)) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "# vmlinux: 2 ranges (2 marked,")) TH_LOG("%s", out);
 
-	ASSERT_NE(NULL, mkdtemp(dir));
-	snprintf(log, sizeof(log), "%s/reports.log", dir);
-	f = fopen(log, "w");
+	f = new_log(dir, log, sizeof(log));
 	ASSERT_NE(NULL, f);
 	image_report(f, "fx_seq_read+0x10/0x17", "fx_seq_write+0x7/0x8", true);
 	image_report(f, "fx_seq_data+0x0/0x8", "fx_seq_write+0x7/0x8", true);
