@@ -34,6 +34,9 @@
 #define KC_MARK_MAX_DEPTH 6	/* directories below an -M root */
 #define KC_SRC_CACHE 16
 #define KC_MARK_CACHE 1024
+/* A call left open: the lines read on for its end, and their room. */
+#define KC_STATEMENT_LINES 8
+#define KC_STATEMENT_MAX 4096
 
 struct dwarf_file {
 	char *name;		/* module name, '-' read as '_'; "" for vmlinux */
@@ -618,6 +621,51 @@ static bool is_seqcount_code(const char *file)
 	       (n == k || file[n - k - 1] == '/');
 }
 
+/* Calls opened and not closed in @text: more '(' than ')'. */
+static int open_calls(const char *text)
+{
+	const char *p = text, *q;
+	int depth = 0;
+
+	while (*p) {
+		q = skip_inert(p);
+		if (q != p) {
+			p = q;
+			continue;
+		}
+		depth += (*p == '(') - (*p == ')');
+		p++;
+	}
+	return depth;
+}
+
+/*
+ * The statement of @line when a call it opens runs on over the next lines
+ * (the rows of a macro's expansion name the line that invokes it, and the
+ * marker may be in an argument below: "wait_event(q,\n READ_ONCE(x))"),
+ * joined into @buf; else @text itself.
+ */
+static const char *statement_text(struct kc_marking *m, const char *file,
+				  int line, const char *text, char *buf,
+				  size_t len)
+{
+	int depth = open_calls(text), i;
+	const char *next;
+	size_t used;
+
+	if (depth <= 0)
+		return text;
+	used = snprintf(buf, len, "%s", text);
+	for (i = 1; i <= KC_STATEMENT_LINES && depth > 0 && used < len; i++) {
+		next = source_line(m, file, line + i);
+		if (!next)
+			break;
+		used += snprintf(buf + used, len - used, " %s", next);
+		depth += open_calls(next);
+	}
+	return buf;
+}
+
 /*
  * Checks one source line of the access; true when it has a marker whose
  * call spans column @col (any, 0) (the line is then @out's). @have_text:
@@ -628,6 +676,7 @@ static bool mark_line(struct kc_marking *m, const char *file, int line,
 {
 	const char *text, *base, *hit;
 	enum kc_mark_kind kind;
+	char joined[KC_STATEMENT_MAX];
 
 	if (is_seqcount_code(file)) {
 		*have_text = true;
@@ -638,6 +687,8 @@ static bool mark_line(struct kc_marking *m, const char *file, int line,
 		if (!text)
 			return false;
 		*have_text = true;
+		text = statement_text(m, file, line, text, joined,
+				      sizeof(joined));
 		hit = kc_marker_in_line(text, col, &kind);
 		if (!hit)
 			return false;

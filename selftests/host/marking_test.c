@@ -525,6 +525,27 @@ TEST(mark_vmlinux_ranges_by_function_glob)
 }
 
 /*
+ * A macro invoked over two lines ("wait_event(q,\n READ_ONCE(x) ...)"):
+ * its rows name the invoking line, the marker is in the next one. The
+ * call's statement is read to its end; a call left open without a marker
+ * stays plain.
+ */
+TEST(marker_in_a_call_continued_below)
+{
+	const char *img = KC_MARK_FX_DIR "/fxvmlinux";
+	unsigned long marked = nm_addr(img, "fx_wait_marked");
+	unsigned long plain = nm_addr(img, "fx_wait_plain");
+
+	ASSERT_NE(0, marked);
+	ASSERT_NE(0, plain);
+	ASSERT_EQ(0, run(KC " mark -n -V " KC_MARK_FX_DIR "/fxvmlinux -f 'fx_wait_*'"))
+		TH_LOG("%s", out);
+	EXPECT_TRUE(range_is(range_at(marked), "marked")) TH_LOG("%s", out);
+	EXPECT_STREQ("", range_at(plain)) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "# vmlinux: 1 ranges (1 marked")) TH_LOG("%s", out);
+}
+
+/*
  * "mark -V -n" saves the image's ranges after a header naming its build
  * ID and _stext: what "mark --load" checks on the test machine. This
  * host's kernel is not the fixture, so the load is refused before a
