@@ -330,6 +330,7 @@ void kc_sites_note_run(unsigned long addr, bool ran);
 void kc_sites_refuse(unsigned long addr);
 unsigned long kc_sites_total(void);
 bool kc_sites_addr_atomic(unsigned long addr, unsigned int size);
+bool kc_sites_remote(unsigned long addr);
 void kc_sites_stats(struct seq_file *m);
 bool kc_insn_is_site(const struct kc_insn *insn, unsigned long addr);
 struct module *kc_module_get(const char *name);
@@ -376,7 +377,7 @@ int kc_cpusync_selftest(void);
 #define KC_SETTLE_NS		(500 * NSEC_PER_USEC)
 
 void kc_pool_init(kprobe_pre_handler_t handler);
-int kc_pool_add(unsigned long addr, unsigned long gen);
+int kc_pool_add(unsigned long addr, unsigned long gen, bool remote);
 bool kc_pool_arm(void);
 unsigned int kc_pool_retire(void);
 u64 kc_pool_settle_in_ns(void);
@@ -385,7 +386,7 @@ unsigned int kc_pool_expire(unsigned long age, unsigned long visit_age,
 bool kc_pool_visits_on(void);
 u64 kc_pool_work_ns(void);
 unsigned long kc_pool_pick_gen(void);
-int kc_pool_visit(unsigned long addr, unsigned long gen);
+int kc_pool_visit(unsigned long addr, unsigned long gen, bool remote);
 void kc_pool_exit(void);
 int kc_pool_visited_show(struct seq_file *m, void *v);
 void kc_pool_start(void);
@@ -408,11 +409,17 @@ unsigned int kc_pool_live(void);
 bool kc_pool_spent_any(void);
 bool kc_pool_spent_at(unsigned long addr);
 void kc_pool_flush(void);
+bool kc_pool_pass(struct kprobe *kp, struct pt_regs *regs);
 const struct kc_insn *kc_pool_take(struct kprobe *kp);
 bool kc_pool_map_slot_ip(unsigned long ip, unsigned long *orig);
 void kc_pool_patch_original(unsigned long start, u8 *code, size_t len);
 void kc_pool_stats(struct seq_file *m);
 int kc_pool_rescue_selftest(void);
+
+/* emulate.c: the loads an int3 carries out itself */
+bool kc_emulate_possible(const struct kc_insn *insn);
+bool kc_emulate(const struct kc_insn *insn, unsigned long ip,
+		struct pt_regs *regs);
 
 /* sampler.c */
 int kc_sampler_init(void);

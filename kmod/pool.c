@@ -97,6 +97,10 @@ struct kc_probe {
 	bool direct_ok;			/* may be patched without kprobes */
 	bool direct;			/* our int3 is in, kprobes' flag is not */
 	bool visit;			/* no kprobe: our int3 notifier's */
+	bool remote;			/* a read of another CPU's copy */
+	atomic_t passes;		/* this arming's hits to carry out */
+	bool passed;			/* one was; a store from int3 */
+	bool passed_own;		/* the hitting CPU's own copy was */
 	unsigned int scrubs;		/* a visit's page writes since removal */
 	unsigned int arm_gen;		/* counts its armings */
 	u8 *alias;			/* the site's byte, writable: registered */
@@ -682,6 +686,22 @@ static void kc_probe_remove(struct kc_probe *p)
 }
 
 /* A new life for @p: registered, or visited. */
+/*
+ * A read of other CPUs' copies sits in a loop over the CPUs, which starts
+ * at CPU 0: its arming carries out a random number of passes, up to one
+ * per CPU but the last, before one is sampled (kmod/emulate.c).
+ */
+static void kc_probe_draw_passes(struct kc_probe *p)
+{
+	unsigned int cpus = num_online_cpus(), n = 0;
+
+	if (p->remote && cpus > 1 && kc_emulate_possible(&p->insn))
+		n = get_random_u32_below(cpus);
+	atomic_set(&p->passes, n);
+	p->passed = false;
+	p->passed_own = false;
+}
+
 static void kc_probe_reset(struct kc_probe *p)
 {
 	p->born = p->idle_since = p->repoked = jiffies;
@@ -698,7 +718,7 @@ static void kc_probe_reset(struct kc_probe *p)
  * mean the site can never be armed (kprobes refuses it, or it is no site
  * any more); -ENOSPC, -EBUSY and -EAGAIN are for now only.
  */
-int kc_pool_add(unsigned long addr, unsigned long gen)
+int kc_pool_add(unsigned long addr, unsigned long gen, bool remote)
 {
 	u8 code[KC_INSN_MAX_LEN];
 	struct kc_probe *p;
@@ -734,6 +754,7 @@ int kc_pool_add(unsigned long addr, unsigned long gen)
 	p->kp.flags = KPROBE_FLAG_DISABLED;
 	kc_probe_reset(p);
 	p->visit = false;
+	p->remote = remote;
 	/* registering is slow: the armer retires and arms meanwhile */
 	atomic_set(&p->state, KC_PROBE_BUSY);
 	mutex_unlock(&kc_pool_lock);
@@ -1089,6 +1110,7 @@ static int kc_visit_arm_locked(struct kc_probe *p, unsigned long addr,
 	p->alias_open = false;
 	p->armed_at = jiffies;
 	p->armed_ns = ktime_get_mono_fast_ns();
+	kc_probe_draw_passes(p);
 	WRITE_ONCE(p->arm_gen, p->arm_gen + 1);
 	WRITE_ONCE(p->visit, true);
 	/* the fields and this arming's count before the state */
@@ -1166,7 +1188,7 @@ static void kc_pool_count_visit(unsigned long addr, bool again, u64 t0)
 	}
 }
 
-int kc_pool_visit(unsigned long addr, unsigned long gen)
+int kc_pool_visit(unsigned long addr, unsigned long gen, bool remote)
 {
 	u64 t0 = ktime_get_ns();
 	struct kc_probe *p;
@@ -1189,6 +1211,7 @@ int kc_pool_visit(unsigned long addr, unsigned long gen)
 	ret = PTR_ERR_OR_ZERO(p);
 	if (ret)
 		goto out;
+	p->remote = remote;
 	mutex_lock(kc_text_mutex);
 	ret = kc_visit_arm_locked(p, addr, again ? KC_PROBE_IDLE :
 						   KC_PROBE_FREE);
@@ -1315,6 +1338,7 @@ bool kc_pool_arm(void)
 		goto out;
 	p->armed_at = jiffies;
 	p->armed_ns = ktime_get_mono_fast_ns();
+	kc_probe_draw_passes(p);
 	WRITE_ONCE(p->arm_gen, p->arm_gen + 1);
 	/* a hit that reads this state reads this arming's count */
 	smp_wmb();
@@ -1461,6 +1485,8 @@ static void kc_probe_spent_time(const struct kc_probe *p, u64 taken)
 /* Under the pool lock: @p's arming ended, with a hit or @cold. */
 static void kc_probe_outcome(struct kc_probe *p, bool cold)
 {
+	/* passes carried out: its code ran, short of the sampled pass */
+	cold = cold && !READ_ONCE(p->passed);
 	p->cold = cold;
 	kc_sites_note_run((unsigned long)p->kp.addr, !cold);
 	if (!p->fresh)
@@ -1952,6 +1978,73 @@ bool kc_pool_took_out(struct kprobe *kp)
 {
 	return READ_ONCE(container_of(kp, struct kc_probe, kp)->out_ns);
 }
+
+/*
+ * Whether @insn, a read of another CPU's copy, reads the hitting CPU's own
+ * instead, with interrupts off: its owner cannot write it meanwhile, and
+ * a sample of it could not catch a race. per_cpu_ptr()'s offset is its
+ * base or index register.
+ */
+static bool kc_reads_own_copy(const struct kc_insn *insn,
+			      struct pt_regs *regs)
+{
+	unsigned long own = this_cpu_read(this_cpu_off);
+	const struct kc_mem_operand *m = &insn->mem[0];
+	struct kc_regs r;
+
+	if (regs->flags & X86_EFLAGS_IF)
+		return false;
+	kc_regs_from_pt(regs, &r);
+	return (m->base < ARRAY_SIZE(r.gpr) && r.gpr[m->base] == own) ||
+	       (m->index < ARRAY_SIZE(r.gpr) && r.gpr[m->index] == own);
+}
+NOKPROBE_SYMBOL(kc_reads_own_copy);
+
+/* Whether this hit of @p is one to carry out; takes it from the count. */
+static bool kc_probe_passes_now(struct kc_probe *p, const struct kc_insn *insn,
+				struct pt_regs *regs)
+{
+	if (atomic_dec_if_positive(&p->passes) >= 0)
+		return true;
+	/* once an arming: a site that reads no other copy is sampled */
+	if (!READ_ONCE(p->passed_own) && kc_reads_own_copy(insn, regs)) {
+		WRITE_ONCE(p->passed_own, true);
+		return true;
+	}
+	return false;
+}
+NOKPROBE_SYMBOL(kc_probe_passes_now);
+
+/*
+ * int3: carry out this hit of an armed read of other CPUs' copies without
+ * sampling it, its int3 staying in, while the arming has passes left (and
+ * once more for the hitting CPU's own copy). The decode is copied and the
+ * arming checked again: a probe re-armed meanwhile on another site changes
+ * its count before it is ARMED again.
+ */
+bool kc_pool_pass(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct kc_probe *p = container_of(kp, struct kc_probe, kp);
+	unsigned int gen = READ_ONCE(p->arm_gen);
+	struct kc_insn insn;
+
+	/* pairs with the arming's smp_wmb(): the fields before the state */
+	smp_rmb();
+	if (!READ_ONCE(p->remote) ||
+	    atomic_read(&p->state) != KC_PROBE_ARMED)
+		return false;
+	insn = p->insn;
+	/* the copy before the second look: a re-decode leaves ARMED first */
+	smp_rmb();
+	if (atomic_read(&p->state) != KC_PROBE_ARMED ||
+	    READ_ONCE(p->arm_gen) != gen || !kc_emulate_possible(&insn) ||
+	    !kc_probe_passes_now(p, &insn, regs) ||
+	    !kc_emulate(&insn, (unsigned long)kp->addr, regs))
+		return false;
+	WRITE_ONCE(p->passed, true);
+	return true;
+}
+NOKPROBE_SYMBOL(kc_pool_pass);
 
 /* int3: the first hit of an armed probe, or NULL (spent, stale). */
 const struct kc_insn *kc_pool_take(struct kprobe *kp)

@@ -85,6 +85,7 @@ struct kc_cpu_counts {
 	unsigned long hits;		/* every int3 of ours */
 	unsigned long fired;		/* first hits */
 	unsigned long spent_hits;	/* hits after the first */
+	unsigned long passed;		/* hits carried out, not sampled */
 };
 
 static DEFINE_PER_CPU(struct kc_cpu_counts, kc_counts);
@@ -281,6 +282,10 @@ static int kc_probe_take_hit(struct kprobe *kp, struct pt_regs *regs)
 	if (kc_stall_resume(addr, regs->sp))
 		return 0;
 	this_cpu_inc(kc_counts.hits);
+	if (kc_pool_pass(kp, regs)) {
+		this_cpu_inc(kc_counts.passed);
+		return 1;
+	}
 	insn = kc_pool_take(kp);
 	if (!insn) {
 		this_cpu_inc(kc_counts.spent_hits);
@@ -442,7 +447,7 @@ static bool kc_refill(unsigned int target)
 	addr = kc_sites_pick();
 	if (!addr)
 		return false;
-	ret = kc_pool_add(addr, gen);
+	ret = kc_pool_add(addr, gen, kc_sites_remote(addr));
 	if (!ret) {
 		/* in place of a kept site whose code did not run, if any */
 		if (budgeted)
@@ -466,7 +471,7 @@ static bool kc_visit_one(void)
 		addr = kc_sites_pick();
 		if (!addr)
 			return false;
-		ret = kc_pool_visit(addr, gen);
+		ret = kc_pool_visit(addr, gen, kc_sites_remote(addr));
 		if (!ret)
 			return true;
 		if (ret == -ENOSPC)
@@ -975,6 +980,8 @@ void kc_sampler_stats(struct seq_file *m)
 		seq_printf(m, "cost_%s_ms %llu\n", kc_cost_names[i],
 			   div_u64(READ_ONCE(kc_cost_part_total_ns[i]),
 				   NSEC_PER_MSEC));
+	seq_printf(m, "hits_passed %lu\n",
+		   kc_sum(offsetof(struct kc_cpu_counts, passed)));
 	seq_printf(m, "hits %lu\nfired %lu\nhits_spent %lu\narms %lu\n"
 		   "register_failures %lu\narmed_expired %lu\n"
 		   "armed_expired_kept %lu\n"

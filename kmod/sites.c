@@ -549,6 +549,7 @@ static int kc_range_seal(struct kc_range *r)
 	 * sorted.
 	 */
 	sort(r->offs, r->nr, sizeof(*r->offs), kc_off_cmp, NULL);
+	sort(r->remote, r->nr_remote, sizeof(*r->remote), kc_off_cmp, NULL);
 	sort(r->atomics, r->nr_atomics, sizeof(*r->atomics), kc_atomic_cmp,
 	     NULL);
 	r->refused = bitmap_zalloc(max(r->nr, 1U), GFP_KERNEL);
@@ -1215,6 +1216,24 @@ static struct kc_range *kc_site_find(unsigned long addr, unsigned long *idx)
 		return NULL;
 	*idx = hit - r->offs;
 	return r;
+}
+
+/* Whether @addr is a remote per-CPU site: its address from per_cpu_ptr(). */
+bool kc_sites_remote(unsigned long addr)
+{
+	struct kc_range *r;
+	bool remote = false;
+	u32 off;
+
+	mutex_lock(&kc_sites_lock);
+	r = kc_range_at(addr);
+	if (r) {
+		off = addr - r->base;
+		remote = bsearch(&off, r->remote, r->nr_remote,
+				 sizeof(off), kc_off_cmp);
+	}
+	mutex_unlock(&kc_sites_lock);
+	return remote;
 }
 
 /* A breakpoint on @addr ended: its code @ran while armed, or not. */

@@ -1654,6 +1654,51 @@ noinline void kc_r29_sum(void)
 }
 
 /*
+ * H4: sums of per-CPU copies that hold known values (CPU k's: k + 1, and
+ * -(k + 1) in a second counter), read through per_cpu_ptr() as
+ * percpu_counter's sum reads them: an add from memory, and a
+ * sign-extending load. The detector carries out some of those loads in
+ * its int3 handler (kmod/emulate.c); every sum is checked, a wrong one
+ * counted.
+ */
+static unsigned long __percpu *kc_h4_longs;
+static s32 __percpu *kc_h4_ints;
+static unsigned long kc_h4_sums, kc_h4_wrong;
+
+static __always_inline long kc_sum_ints(s32 __percpu *counts)
+{
+	long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += *per_cpu_ptr(counts, cpu);
+	return sum;
+}
+
+noinline void kc_h4_sum(void)
+{
+	unsigned long longs = kc_sum_copies(kc_h4_longs), want = 0;
+	long ints = kc_sum_ints(kc_h4_ints);
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		want += cpu + 1;
+	WRITE_ONCE(kc_h4_sums, kc_h4_sums + 1);
+	if (longs != want || ints != -(long)want)
+		WRITE_ONCE(kc_h4_wrong, kc_h4_wrong + 1);
+}
+
+static void kc_h4_fill(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		*per_cpu_ptr(kc_h4_longs, cpu) = cpu + 1;
+		*per_cpu_ptr(kc_h4_ints, cpu) = -(cpu + 1);
+	}
+}
+
+/*
  * N16: the same race on a static per-CPU variable (DEFINE_PER_CPU). A
  * module's static per-CPU data shares the reserved area with the
  * detector's own, which its trap paths touch: never watched, and
@@ -1862,6 +1907,7 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "n19", { kc_n19_own_switch }, { 0 } },
 	{ "n20", { kc_n20_inc, kc_n20_inc }, { 0, 0 } },
 	{ "n21", { kc_n21_peek, kc_n20_inc }, { 0, 0 } },
+	{ "h4", { kc_h4_sum }, { 1 } },
 };
 
 /* Sleeps @ms, or less when the writer is signalled; -EINTR then. */
@@ -1979,6 +2025,8 @@ static void kc_fact_addr(struct seq_file *m, const char *name,
 static int kc_facts_show(struct seq_file *m, void *v)
 {
 	unsigned int i;
+	char name[32];
+	int cpu;
 
 	for (i = 0; i < ARRAY_SIZE(kc_facts_addrs); i++)
 		kc_fact_addr(m, kc_facts_addrs[i].name, kc_facts_addrs[i].addr);
@@ -1991,7 +2039,12 @@ static int kc_facts_show(struct seq_file *m, void *v)
 	kc_fact_addr(m, "r8_direct", kc_r8_direct);
 	kc_fact_addr(m, "r8_alias", kc_r8_alias);
 	kc_fact_addr(m, "n14_regs", (void __force *)kc_n14_regs);
-	kc_fact_addr(m, "r27_cpu0", per_cpu_ptr(kc_r27_counts, 0));
+	seq_printf(m, "h4_sums %lu\nh4_wrong %lu\n", READ_ONCE(kc_h4_sums),
+		   READ_ONCE(kc_h4_wrong));
+	for_each_possible_cpu(cpu) {
+		snprintf(name, sizeof(name), "r27_cpu%d", cpu);
+		kc_fact_addr(m, name, per_cpu_ptr(kc_r27_counts, cpu));
+	}
 	/* N17's words, the copies of the first online CPU: "address size" */
 	for (i = 0; i < ARRAY_SIZE(kc_n17_vars); i++)
 		seq_printf(m, "n17_%s %lx %zu\n", kc_n17_vars[i].name,
@@ -2186,9 +2239,13 @@ static int __init kc_planted_init(void)
 	kc_r28_lists = alloc_percpu(struct kc_r28_list);
 	kc_r29_counts = alloc_percpu(unsigned long);
 	kc_n20_counts = alloc_percpu(unsigned long);
+	kc_h4_longs = alloc_percpu(unsigned long);
+	kc_h4_ints = alloc_percpu(s32);
 	if (!kc_r27_counts || !kc_n15_counts || !kc_r28_lists ||
-	    !kc_r29_counts || !kc_n20_counts || !kc_h3_pairs)
+	    !kc_r29_counts || !kc_n20_counts || !kc_h3_pairs ||
+	    !kc_h4_longs || !kc_h4_ints)
 		goto free_percpu;
+	kc_h4_fill();
 	kc_n14_map();
 	kc_dir = debugfs_create_dir("kc_planted", NULL);
 	debugfs_create_file("run", 0200, kc_dir, NULL, &kc_run_fops);
@@ -2201,6 +2258,8 @@ static int __init kc_planted_init(void)
 
 free_percpu:
 	free_percpu(kc_n20_counts);
+	free_percpu(kc_h4_longs);
+	free_percpu(kc_h4_ints);
 	free_percpu(kc_h3_pairs);
 	free_percpu(kc_r29_counts);
 	free_percpu(kc_r28_lists);
@@ -2230,6 +2289,8 @@ static void __exit kc_planted_exit(void)
 	if (kc_n14_regs)
 		iounmap(kc_n14_regs);
 	free_percpu(kc_n20_counts);
+	free_percpu(kc_h4_longs);
+	free_percpu(kc_h4_ints);
 	free_percpu(kc_h3_pairs);
 	free_percpu(kc_r29_counts);
 	free_percpu(kc_r28_lists);

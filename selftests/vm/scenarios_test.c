@@ -988,7 +988,64 @@ TEST_F_TIMEOUT(scenario, n17_trap_path_percpu_variables_never_watched, 180)
 		TH_LOG("%.3000s", read_reports());
 }
 
+/*
+ * A read of other CPUs' copies sits in a loop over the CPUs, which reads
+ * CPU 0's first: its samples fall on a random pass of the loop, so the
+ * copies watched are not CPU 0's alone. R27's sum is the only target; it
+ * runs until two copies were watched or it was sampled 200 times (with
+ * four CPUs, a single copy after a third of those would be 1 in 4^60).
+ */
+TEST_F_TIMEOUT(scenario, r27_remote_reads_sampled_on_each_cpus_copy, 300)
+{
+	static char watched[64 * 1024];
+	char key[32], val[64];
+	int cpu, copies = 0, t;
+
+	ASSERT_EQ(0, target("kc_r27_sum"));
+	ASSERT_EQ(0, kc_enable());
+	for (t = 0; t < 240 && copies < 2 && kc_stat("samples") < 200; t++) {
+		ASSERT_EQ(0, run_scenario("r27", 1000));
+		ASSERT_LT(0, kc_read_file(KCOLLIDER_DEBUGFS_DIR "/watched",
+					  watched, sizeof(watched)));
+		copies = 0;
+		for (cpu = 0; cpu < 64; cpu++) {
+			snprintf(key, sizeof(key), "r27_cpu%d", cpu);
+			if (planted_fact(key, val, sizeof(val)))
+				copies += watched_overlaps(watched,
+						strtoul(val, NULL, 16), 8);
+		}
+	}
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	ASSERT_TRUE(planted_fact("r27_cpu1", val, sizeof(val)))
+		TH_LOG("the VM has one CPU");
+	ASSERT_GE(copies, 2) TH_LOG("after %ld samples:\n%s\n%.2000s",
+				    kc_stat("samples"), stats_text(), watched);
+	ASSERT_GT(kc_stat("hits_passed"), 0) TH_LOG("%s", stats_text());
+}
+
 /* ---- H: the engine's own safety ---- */
+
+/*
+ * The loads the int3 handler carries out for a read of other CPUs' copies
+ * (an add from memory, a sign-extending load) give what the instruction
+ * would: H4's sums of known values stay right, checked by the module at
+ * every sum, over at least 50 such hits.
+ */
+TEST_F_TIMEOUT(scenario, h4_loads_carried_out_by_the_int3_are_exact, 300)
+{
+	char val[64];
+	long passed;
+
+	ASSERT_EQ(0, target("kc_h4_sum"));
+	ASSERT_EQ(0, kc_enable());
+	passed = run_until_stat("h4", "hits_passed", 50, 240);
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	ASSERT_GE(passed, 50) TH_LOG("%s", stats_text());
+	ASSERT_TRUE(planted_fact("h4_sums", val, sizeof(val)));
+	ASSERT_GT(strtol(val, NULL, 10), 0);
+	ASSERT_TRUE(planted_fact("h4_wrong", val, sizeof(val)));
+	ASSERT_STREQ("0", val) TH_LOG("%s", stats_text());
+}
 
 static bool cpu_is_qemu_tcg(void)
 {
