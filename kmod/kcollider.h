@@ -417,7 +417,6 @@ void kc_pool_stats(struct seq_file *m);
 int kc_pool_rescue_selftest(void);
 
 /* emulate.c: the loads an int3 carries out itself */
-bool kc_emulate_possible(const struct kc_insn *insn);
 bool kc_emulate(const struct kc_insn *insn, unsigned long ip,
 		struct pt_regs *regs);
 

@@ -50,6 +50,8 @@
 #include <asm/text-patching.h>
 #include <asm/unaligned.h>
 
+#include <kcollider/x86_emulate.h>
+
 #include "kcollider.h"
 
 #define KC_POOL_SIZE		1024
