@@ -51,6 +51,8 @@ struct src_file {
 	char *text;		/* NULL: not found */
 	char **lines;
 	int nlines;
+	int *defines;		/* lines (0-based) of "#define NAME(" */
+	int ndefines;
 };
 
 struct mark_memo {
@@ -546,7 +548,59 @@ static char *find_source(const struct kc_marking *m, const char *path)
 	return NULL;
 }
 
-static const char *source_line(struct kc_marking *m, const char *path, int line)
+/* Past blanks at @p. */
+static const char *skip_blanks(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* The name of a function-like macro @line defines, or NULL; its length. */
+static const char *define_name(const char *line, size_t *len)
+{
+	const char *p = skip_blanks(line);
+	size_t n;
+
+	if (*p != '#')
+		return NULL;
+	p = skip_blanks(p + 1);
+	if (strncmp(p, "define", 6) || (p[6] != ' ' && p[6] != '\t'))
+		return NULL;
+	p = skip_blanks(p + 6);
+	for (n = 0; ident_char(p[n]); n++)
+		;
+	if (!n || p[n] != '(')
+		return NULL;
+	*len = n;
+	return p;
+}
+
+/* Where @s defines function-like macros: looked up by name later. */
+static void index_defines(struct src_file *s)
+{
+	size_t len;
+	int i;
+
+	s->defines = calloc(s->nlines + 1, sizeof(*s->defines));
+	if (!s->defines)
+		return;
+	for (i = 0; i < s->nlines; i++)
+		if (define_name(s->lines[i], &len))
+			s->defines[s->ndefines++] = i;
+}
+
+static void src_file_free(struct src_file *s)
+{
+	free(s->path);
+	free(s->text);
+	free(s->lines);
+	free(s->defines);
+	memset(s, 0, sizeof(*s));
+}
+
+/* @path's source, read once and kept among the last few; NULL: none. */
+static struct src_file *source_file(struct kc_marking *m, const char *path)
 {
 	struct src_file *s = NULL;
 	unsigned int i;
@@ -556,18 +610,24 @@ static const char *source_line(struct kc_marking *m, const char *path, int line)
 			s = &m->src[i];
 	if (!s) {
 		s = &m->src[m->src_next++ % KC_SRC_CACHE];
-		free(s->path);
-		free(s->text);
-		free(s->lines);
-		memset(s, 0, sizeof(*s));
+		src_file_free(s);
 		s->path = strdup(path);
 		s->text = find_source(m, path);
 		if (s->text && !split_lines(s)) {
 			free(s->text);
 			s->text = NULL;
 		}
+		if (s->text)
+			index_defines(s);
 	}
-	if (!s->text || line < 1 || line > s->nlines)
+	return s->text ? s : NULL;
+}
+
+static const char *source_line(struct kc_marking *m, const char *path, int line)
+{
+	struct src_file *s = source_file(m, path);
+
+	if (!s || line < 1 || line > s->nlines)
 		return NULL;
 	return s->lines[line - 1];
 }
@@ -666,6 +726,73 @@ static const char *statement_text(struct kc_marking *m, const char *file,
 	return buf;
 }
 
+/* The identifier called at 1-based column @col of @line, into @name. */
+static bool called_at(const char *line, int col, char *name, size_t len)
+{
+	long at = (long)col - 1;
+	size_t n;
+
+	if (call_at(line, at) < 0)
+		return false;
+	for (n = 0; ident_char(line[at + n]); n++)
+		;
+	if (n >= len)
+		return false;
+	memcpy(name, line + at, n);
+	name[n] = '\0';
+	return true;
+}
+
+/* @s's definition of macro @name from line index @i on, joined into @buf. */
+static void macro_body(const struct src_file *s, int i, char *buf, size_t len)
+{
+	size_t used = 0, n;
+	const char *l;
+
+	buf[0] = '\0';
+	for (; i < s->nlines && used + 1 < len; i++) {
+		l = s->lines[i];
+		n = strlen(l);
+		while (n && (l[n - 1] == ' ' || l[n - 1] == '\t'))
+			n--;
+		used += snprintf(buf + used, len - used, " %.*s",
+				 (int)(n && l[n - 1] == '\\' ? n - 1 : n), l);
+		if (!n || l[n - 1] != '\\')
+			break;
+	}
+}
+
+/*
+ * A marker in the body of the function-like macro called at @col, when
+ * @file itself defines it: every row of a macro's expansion names the line
+ * that invokes it, whichever line of its body the access is on (lockref.c
+ * reads with READ_ONCE() inside its CMPXCHG_LOOP()). A macro defined twice
+ * (under #if) counts if either body marks.
+ */
+static const char *macro_marker(struct kc_marking *m, const char *file,
+				const char *line, int col,
+				enum kc_mark_kind *kind)
+{
+	struct src_file *s = col > 0 ? source_file(m, file) : NULL;
+	char name[64], body[KC_STATEMENT_MAX];
+	const char *hit, *def;
+	size_t len;
+	int i;
+
+	if (!s || !called_at(line, col, name, sizeof(name)))
+		return NULL;
+	for (i = 0; i < s->ndefines; i++) {
+		def = define_name(s->lines[s->defines[i]], &len);
+		if (!def || len != strlen(name) || strncmp(def, name, len))
+			continue;
+		macro_body(s, s->defines[i], body, sizeof(body));
+		hit = kc_marker_in_line(body, 0, kind);
+		if (hit)
+			return hit;
+	}
+	return NULL;
+}
+
 /*
  * Checks one source line of the access; true when it has a marker whose
  * call spans column @col (any, 0) (the line is then @out's). @have_text:
@@ -690,6 +817,8 @@ static bool mark_line(struct kc_marking *m, const char *file, int line,
 		text = statement_text(m, file, line, text, joined,
 				      sizeof(joined));
 		hit = kc_marker_in_line(text, col, &kind);
+		if (!hit)
+			hit = macro_marker(m, file, text, col, &kind);
 		if (!hit)
 			return false;
 	}
@@ -1374,11 +1503,8 @@ void kc_marking_free(struct kc_marking *m)
 		free(m->files[i].name);
 		free(m->files[i].path);
 	}
-	for (i = 0; i < KC_SRC_CACHE; i++) {
-		free(m->src[i].path);
-		free(m->src[i].text);
-		free(m->src[i].lines);
-	}
+	for (i = 0; i < KC_SRC_CACHE; i++)
+		src_file_free(&m->src[i]);
 	for (i = 0; i < m->nroots; i++)
 		free(m->roots[i]);
 	free(m->roots);

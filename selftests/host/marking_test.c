@@ -546,6 +546,26 @@ TEST(marker_in_a_call_continued_below)
 }
 
 /*
+ * A function-like macro the file itself defines, its READ_ONCE() in the
+ * body (lockref.c's CMPXCHG_LOOP()): the access's rows name the invoking
+ * line, the marker is in the definition. The same macro shape without a
+ * marker stays plain.
+ */
+TEST(marker_in_a_macro_the_file_defines)
+{
+	const char *img = KC_MARK_FX_DIR "/fxvmlinux";
+	unsigned long marked = nm_addr(img, "fx_macro_marked");
+	unsigned long plain = nm_addr(img, "fx_macro_plain");
+
+	ASSERT_NE(0, marked);
+	ASSERT_NE(0, plain);
+	ASSERT_EQ(0, run(KC " mark -n -V " KC_MARK_FX_DIR "/fxvmlinux -f 'fx_macro_*'"))
+		TH_LOG("%s", out);
+	EXPECT_TRUE(range_is(range_at(marked), "marked")) TH_LOG("%s", out);
+	EXPECT_STREQ("", range_at(plain)) TH_LOG("%s", out);
+}
+
+/*
  * "mark -V -n" saves the image's ranges after a header naming its build
  * ID and _stext: what "mark --load" checks on the test machine. This
  * host's kernel is not the fixture, so the load is refused before a
