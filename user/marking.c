@@ -219,6 +219,33 @@ static long call_at(const char *line, long at)
 }
 
 /*
+ * Where a call starts that is, past the brackets and unary operators at
+ * @at, the whole bracketed operand ("if (!data_race(x))" from its "("),
+ * or -1. GCC gives a compare that took the load into it ("cmpq $0,
+ * (mem)") the column of the condition around the marker's call.
+ */
+static long call_past_prefix(const char *line, long at)
+{
+	const char *p = line + at, *q;
+	long end;
+	int opens = 0;
+
+	if (at < 0 || at >= (long)strlen(line))
+		return -1;
+	while (*p == '(' || *p == '!' || *p == '~' || *p == '-' ||
+	       *p == ' ' || *p == '\t') {
+		opens += *p == '(';
+		p++;
+	}
+	end = call_at(line, p - line);
+	if (p == line + at || end < 0 || !line[end])
+		return -1;
+	for (q = line + end + 1; opens && (*q == ' ' || *q == ')'); q++)
+		opens -= *q == ')';
+	return opens ? -1 : p - line;
+}
+
+/*
  * The identifier of @line called like a function that marks an access
  * (data_race() wins over the others); comments and string literals are
  * skipped. @col, DWARF's 1-based column of the access (GCC counts bytes:
@@ -235,10 +262,15 @@ const char *kc_marker_in_line(const char *line, int col,
 	static char found[64];
 	enum kc_mark_kind k, best = KC_MARK_PLAIN;
 	const char *p = line, *q, *hit, *id_at;
-	long at = (long)col - 1, outer_end = call_at(line, at), s, e;
+	long at = (long)col - 1, outer_end = call_at(line, at), s, e, inner;
 	char id[64];
 	size_t n;
 
+	inner = outer_end < 0 ? call_past_prefix(line, at) : -1;
+	if (inner >= 0) {
+		at = inner;
+		outer_end = call_at(line, at);
+	}
 	found[0] = '\0';
 	while (*p) {
 		q = skip_inert(p);

@@ -97,6 +97,13 @@ TEST(line_scanner_by_column)
 	EXPECT_STREQ("READ_ONCE", kc_marker_in_line(line, 9, &k));
 	line = "\t    likely(!(READ_ONCE(p->flags) & PF_NO_NOTIFY_SIGNAL)))";
 	EXPECT_STREQ("READ_ONCE", kc_marker_in_line(line, 6, &k));
+	/* a compare that took the load: the column of the if's "(" */
+	line = "\tif (!data_race(journal->j_running_transaction)) {";
+	EXPECT_STREQ("data_race", kc_marker_in_line(line, 5, &k));
+	line = "\tif (!fetch(j->t)) {";
+	EXPECT_EQ(NULL, kc_marker_in_line(line, 5, &k));
+	line = "\tif (!data_race(a) && b->c) {";
+	EXPECT_EQ(NULL, kc_marker_in_line(line, 5, &k));
 	line = "\tc = foo(b) + READ_ONCE(a);";
 	EXPECT_EQ(NULL, kc_marker_in_line(line, 6, &k));
 	EXPECT_EQ(NULL, kc_marker_in_line(line, 7, &k));
