@@ -349,6 +349,7 @@ void kc_profile_start(void);
 void kc_profile_stop(void);
 unsigned int kc_profile_draw(unsigned long *frames, unsigned long max_age);
 u64 kc_profile_ns(void);
+bool kc_profile_cpu_idle(unsigned int cpu);
 void kc_profile_budget(u64 budget_ns);
 void kc_profile_stats(struct seq_file *m);
 

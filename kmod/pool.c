@@ -102,7 +102,7 @@ struct kc_probe {
 	bool remote;			/* a read of another CPU's copy */
 	atomic_t passes;		/* this arming's hits to carry out */
 	bool passed;			/* one was; a store from int3 */
-	bool passed_own;		/* the hitting CPU's own copy was */
+	atomic_t quiet_passes;		/* of copies without a writer */
 	unsigned int scrubs;		/* a visit's page writes since removal */
 	unsigned int arm_gen;		/* counts its armings */
 	u8 *alias;			/* the site's byte, writable: registered */
@@ -701,7 +701,7 @@ static void kc_probe_draw_passes(struct kc_probe *p)
 		n = get_random_u32_below(cpus);
 	atomic_set(&p->passes, n);
 	p->passed = false;
-	p->passed_own = false;
+	atomic_set(&p->quiet_passes, 0);
 }
 
 static void kc_probe_reset(struct kc_probe *p)
@@ -1982,45 +1982,66 @@ bool kc_pool_took_out(struct kprobe *kp)
 }
 
 /*
- * Whether @insn, a read of another CPU's copy, reads the hitting CPU's own
- * instead, with interrupts off: its owner cannot write it meanwhile, and
- * a sample of it could not catch a race. per_cpu_ptr()'s offset is its
- * base or index register.
+ * The CPU whose copy @insn reads: per_cpu_ptr()'s offset is its base or
+ * index register (the loop's compiled shape); -1 when neither holds one.
+ * Plain array reads: a cpumask walk would call code that may be sampled.
  */
-static bool kc_reads_own_copy(const struct kc_insn *insn,
-			      struct pt_regs *regs)
+static int kc_copy_owner(const struct kc_insn *insn, struct pt_regs *regs)
 {
-	unsigned long own = this_cpu_read(this_cpu_off);
 	const struct kc_mem_operand *m = &insn->mem[0];
+	unsigned long base = 0, index = 0;
 	struct kc_regs r;
+	unsigned int cpu;
 
-	if (regs->flags & X86_EFLAGS_IF)
-		return false;
 	kc_regs_from_pt(regs, &r);
-	return (m->base < ARRAY_SIZE(r.gpr) && r.gpr[m->base] == own) ||
-	       (m->index < ARRAY_SIZE(r.gpr) && r.gpr[m->index] == own);
+	if (m->base < ARRAY_SIZE(r.gpr))
+		base = r.gpr[m->base];
+	if (m->index < ARRAY_SIZE(r.gpr))
+		index = r.gpr[m->index];
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (per_cpu_offset(cpu) == base || per_cpu_offset(cpu) == index)
+			return cpu;
+	return -1;
 }
-NOKPROBE_SYMBOL(kc_reads_own_copy);
+NOKPROBE_SYMBOL(kc_copy_owner);
 
-/* Whether this hit of @p is one to carry out; takes it from the count. */
+/*
+ * Whether the copy this hit reads has no writer to catch: the hitting
+ * CPU's own with interrupts off (its owner cannot run meanwhile), or an
+ * idle CPU's (its tasks do not run).
+ */
+static bool kc_copy_quiet(const struct kc_insn *insn, struct pt_regs *regs)
+{
+	int owner = kc_copy_owner(insn, regs);
+
+	if (owner < 0)
+		return false;
+	if (owner == smp_processor_id() && !(regs->flags & X86_EFLAGS_IF))
+		return true;
+	return kc_profile_cpu_idle(owner);
+}
+NOKPROBE_SYMBOL(kc_copy_quiet);
+
+/*
+ * Whether this hit of @p is one to carry out; takes it from the count.
+ * Past the drawn passes, a quiet copy is passed too, once per CPU at most
+ * an arming: a site whose every copy is quiet is sampled all the same.
+ */
 static bool kc_probe_passes_now(struct kc_probe *p, const struct kc_insn *insn,
 				struct pt_regs *regs)
 {
 	if (atomic_dec_if_positive(&p->passes) >= 0)
 		return true;
-	/* once an arming: a site that reads no other copy is sampled */
-	if (!READ_ONCE(p->passed_own) && kc_reads_own_copy(insn, regs)) {
-		WRITE_ONCE(p->passed_own, true);
-		return true;
-	}
-	return false;
+	return atomic_read(&p->quiet_passes) < nr_cpu_ids &&
+	       kc_copy_quiet(insn, regs) &&
+	       atomic_inc_return(&p->quiet_passes) <= nr_cpu_ids;
 }
 NOKPROBE_SYMBOL(kc_probe_passes_now);
 
 /*
  * int3: carry out this hit of an armed read of other CPUs' copies without
  * sampling it, its int3 staying in, while the arming has passes left (and
- * once more for the hitting CPU's own copy). The decode is copied and the
+ * for a copy that has no writer to catch). The decode is copied and the
  * arming checked again: a probe re-armed meanwhile on another site changes
  * its count before it is ARMED again.
  */

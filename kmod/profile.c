@@ -23,6 +23,7 @@
 #include <linux/hrtimer.h>
 #include <asm/irq_regs.h>
 #include <linux/jiffies.h>
+#include <linux/kprobes.h>
 #include <linux/percpu.h>
 #include <linux/random.h>
 #include <linux/sched.h>
@@ -62,6 +63,8 @@ struct kc_profile_cpu {
 	unsigned long noted;		/* ticks that interrupted the kernel */
 	u64 noted_ns;			/* local_clock() of the last noted */
 	u64 ns;				/* the callbacks' time */
+	unsigned long tick_at;		/* jiffies of the last tick */
+	unsigned long busy_at;		/* of the last that found it busy */
 };
 
 static DEFINE_PER_CPU(struct kc_profile_cpu, kc_profile);
@@ -100,6 +103,9 @@ static enum hrtimer_restart kc_profile_tick(struct hrtimer *timer)
 	if (!READ_ONCE(kc_profile_on))
 		return HRTIMER_NORESTART;
 	pc->ticks++;
+	WRITE_ONCE(pc->tick_at, jiffies);
+	if (!idle)
+		WRITE_ONCE(pc->busy_at, jiffies);
 	/* a timer that ran late runs again at once for each period missed */
 	if (regs && !user_mode(regs) && !idle &&
 	    t0 - pc->noted_ns >= period / 2) {
@@ -123,6 +129,26 @@ static void kc_profile_start_local(void *unused)
 	hrtimer_start(&pc->timer, ns_to_ktime(KC_PROFILE_TICK_US * NSEC_PER_USEC),
 		      HRTIMER_MODE_REL_PINNED_HARD);
 }
+
+/*
+ * int3: whether @cpu's timer found it idle at every tick lately, ticking
+ * meanwhile (a CPU whose timer did not run is not known to be idle). Its
+ * interrupts may still write its per-CPU data, its tasks do not.
+ */
+bool kc_profile_cpu_idle(unsigned int cpu)
+{
+	unsigned long window = msecs_to_jiffies(3 * KC_PROFILE_IDLE_US /
+						USEC_PER_MSEC);
+	struct kc_profile_cpu *pc;
+	unsigned long now = jiffies;
+
+	if (cpu >= nr_cpu_ids || !READ_ONCE(kc_profile_on))
+		return false;
+	pc = per_cpu_ptr(&kc_profile, cpu);
+	return time_before(now, READ_ONCE(pc->tick_at) + window) &&
+	       time_after(now, READ_ONCE(pc->busy_at) + window);
+}
+NOKPROBE_SYMBOL(kc_profile_cpu_idle);
 
 /* With sampling: the online CPUs' timers. */
 void kc_profile_start(void)

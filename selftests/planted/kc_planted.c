@@ -2044,6 +2044,8 @@ static int kc_facts_show(struct seq_file *m, void *v)
 	for_each_possible_cpu(cpu) {
 		snprintf(name, sizeof(name), "r27_cpu%d", cpu);
 		kc_fact_addr(m, name, per_cpu_ptr(kc_r27_counts, cpu));
+		snprintf(name, sizeof(name), "r29_cpu%d", cpu);
+		kc_fact_addr(m, name, per_cpu_ptr(kc_r29_counts, cpu));
 	}
 	/* N17's words, the copies of the first online CPU: "address size" */
 	for (i = 0; i < ARRAY_SIZE(kc_n17_vars); i++)
