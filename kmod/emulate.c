@@ -14,6 +14,7 @@
  */
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
+#include <linux/log2.h>
 #include <linux/uaccess.h>
 #include <kcollider/x86_emulate.h>
 
@@ -42,36 +43,20 @@ static unsigned long *kc_emul_gpr(struct pt_regs *regs, unsigned int reg)
 }
 NOKPROBE_SYMBOL(kc_emul_gpr);
 
+/*
+ * For a power-of-two size up to 8, copy_from_kernel_nofault() makes one
+ * load of that size on x86, as the instruction would; the low bytes of
+ * @val are the value (little-endian).
+ */
 static bool kc_emul_read(u64 addr, unsigned int size, u64 *val)
 {
-	u8 b;
-	u16 w;
-	u32 d;
-	u64 q;
+	u64 q = 0;
 
-	switch (size) {
-	case 1:
-		if (copy_from_kernel_nofault(&b, (void *)addr, 1))
-			return false;
-		*val = b;
-		return true;
-	case 2:
-		if (copy_from_kernel_nofault(&w, (void *)addr, 2))
-			return false;
-		*val = w;
-		return true;
-	case 4:
-		if (copy_from_kernel_nofault(&d, (void *)addr, 4))
-			return false;
-		*val = d;
-		return true;
-	case 8:
-		if (copy_from_kernel_nofault(&q, (void *)addr, 8))
-			return false;
-		*val = q;
-		return true;
-	}
-	return false;
+	if (size > sizeof(q) || !is_power_of_2(size) ||
+	    copy_from_kernel_nofault(&q, (void *)addr, size))
+		return false;
+	*val = q;
+	return true;
 }
 NOKPROBE_SYMBOL(kc_emul_read);
 

@@ -175,11 +175,13 @@ static const char *skip_inert(const char *p)
 	return p;
 }
 
-/* The ')' closing the call whose '(' is at @open, or the line's end. */
-static const char *call_end(const char *open)
+/*
+ * Walks @p past strings and comments, counting calls into @depth: stops
+ * at the ')' that brings @depth back to 0 when @to_close, else at the end.
+ */
+static const char *scan_calls(const char *p, int *depth, bool to_close)
 {
-	const char *p = open, *q;
-	int depth = 0;
+	const char *q;
 
 	while (*p) {
 		q = skip_inert(p);
@@ -187,12 +189,20 @@ static const char *call_end(const char *open)
 			p = q;
 			continue;
 		}
-		depth += (*p == '(') - (*p == ')');
-		if (!depth)
+		*depth += (*p == '(') - (*p == ')');
+		if (to_close && !*depth)
 			return p;
 		p++;
 	}
 	return p;
+}
+
+/* The ')' closing the call whose '(' is at @open, or the line's end. */
+static const char *call_end(const char *open)
+{
+	int depth = 0;
+
+	return scan_calls(open, &depth, true);
 }
 
 static bool ident_char(char c)
@@ -716,18 +726,9 @@ static bool is_seqcount_code(const char *file)
 /* Calls opened and not closed in @text: more '(' than ')'. */
 static int open_calls(const char *text)
 {
-	const char *p = text, *q;
 	int depth = 0;
 
-	while (*p) {
-		q = skip_inert(p);
-		if (q != p) {
-			p = q;
-			continue;
-		}
-		depth += (*p == '(') - (*p == ')');
-		p++;
-	}
+	scan_calls(text, &depth, false);
 	return depth;
 }
 

@@ -5,6 +5,7 @@
  * object (selftests/fixtures/marking/fxmark.c) whose instructions are all
  * plain movs: only DWARF and the source tell READ_ONCE() from plain.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -532,6 +533,40 @@ TEST(mark_vmlinux_ranges_by_function_glob)
 }
 
 /*
+ * The fixture's @prefix "marked" function is marked, all of it, and its
+ * @prefix "plain" one, the same shape without a marker, stays plain.
+ */
+static void check_marked_and_plain(struct __test_metadata *_metadata,
+				   const char *prefix)
+{
+	const char *img = KC_MARK_FX_DIR "/fxvmlinux";
+	char marked_fn[64], plain_fn[64], cmd[2 * PATH_MAX];
+	unsigned long marked, plain;
+	int ranges, nr_marked, fields;
+	char *summary;
+
+	snprintf(marked_fn, sizeof(marked_fn), "%smarked", prefix);
+	snprintf(plain_fn, sizeof(plain_fn), "%splain", prefix);
+	marked = nm_addr(img, marked_fn);
+	plain = nm_addr(img, plain_fn);
+	ASSERT_NE(0, marked);
+	ASSERT_NE(0, plain);
+	snprintf(cmd, sizeof(cmd), KC " mark -n -V %s -f '%s*'", img, prefix);
+	ASSERT_LT(strlen(cmd) + 1, sizeof(cmd));
+	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
+	EXPECT_TRUE(range_is(range_at(marked), "marked")) TH_LOG("%s", out);
+	EXPECT_STREQ("", range_at(plain)) TH_LOG("%s", out);
+	/* every range the scan found is the marked function's */
+	summary = strstr(out, "# vmlinux: ");
+	ASSERT_NE(NULL, summary) TH_LOG("%s", out);
+	fields = sscanf(summary, "# vmlinux: %d ranges (%d marked", &ranges,
+			&nr_marked);
+	ASSERT_EQ(2, fields) TH_LOG("%s", out);
+	EXPECT_LT(0, ranges);
+	EXPECT_EQ(ranges, nr_marked) TH_LOG("%s", out);
+}
+
+/*
  * A macro invoked over two lines ("wait_event(q,\n READ_ONCE(x) ...)"):
  * its rows name the invoking line, the marker is in the next one. The
  * call's statement is read to its end; a call left open without a marker
@@ -539,17 +574,7 @@ TEST(mark_vmlinux_ranges_by_function_glob)
  */
 TEST(marker_in_a_call_continued_below)
 {
-	const char *img = KC_MARK_FX_DIR "/fxvmlinux";
-	unsigned long marked = nm_addr(img, "fx_wait_marked");
-	unsigned long plain = nm_addr(img, "fx_wait_plain");
-
-	ASSERT_NE(0, marked);
-	ASSERT_NE(0, plain);
-	ASSERT_EQ(0, run(KC " mark -n -V " KC_MARK_FX_DIR "/fxvmlinux -f 'fx_wait_*'"))
-		TH_LOG("%s", out);
-	EXPECT_TRUE(range_is(range_at(marked), "marked")) TH_LOG("%s", out);
-	EXPECT_STREQ("", range_at(plain)) TH_LOG("%s", out);
-	EXPECT_NE(NULL, strstr(out, "# vmlinux: 1 ranges (1 marked")) TH_LOG("%s", out);
+	check_marked_and_plain(_metadata, "fx_wait_");
 }
 
 /*
@@ -560,16 +585,7 @@ TEST(marker_in_a_call_continued_below)
  */
 TEST(marker_in_a_macro_the_file_defines)
 {
-	const char *img = KC_MARK_FX_DIR "/fxvmlinux";
-	unsigned long marked = nm_addr(img, "fx_macro_marked");
-	unsigned long plain = nm_addr(img, "fx_macro_plain");
-
-	ASSERT_NE(0, marked);
-	ASSERT_NE(0, plain);
-	ASSERT_EQ(0, run(KC " mark -n -V " KC_MARK_FX_DIR "/fxvmlinux -f 'fx_macro_*'"))
-		TH_LOG("%s", out);
-	EXPECT_TRUE(range_is(range_at(marked), "marked")) TH_LOG("%s", out);
-	EXPECT_STREQ("", range_at(plain)) TH_LOG("%s", out);
+	check_marked_and_plain(_metadata, "fx_macro_");
 }
 
 /*
