@@ -96,6 +96,17 @@
 #define KC_REMOTE_PICKS		1
 #define KC_REMOTE_OF		2
 /*
+ * A sample of a remote read watches one CPU's copy of many, and catches a
+ * race only if that copy's owner writes it during the stall: finding one
+ * takes many samples of the same site, and only sites whose code runs can
+ * give them. So of every KC_REMOTE_HOT_OF remote picks, KC_REMOTE_HOT_PICKS
+ * go to the remote sites (up to KC_REMOTE_HOT) whose last arming ran, and
+ * the others keep looking for more over the whole table.
+ */
+#define KC_REMOTE_HOT		64
+#define KC_REMOTE_HOT_PICKS	3
+#define KC_REMOTE_HOT_OF	4
+/*
  * per_cpu_ptr() loads __per_cpu_offset[cpu] into a register and adds the
  * pointer: the accesses through what that register fed, over the next
  * few instructions of straight-line code, are the remote per-CPU sites.
@@ -161,7 +172,11 @@ static unsigned long kc_picks_running;
 static unsigned long kc_picks_uniform;
 static unsigned long kc_picks_callee;
 static unsigned long kc_picks_remote;
+static unsigned long kc_picks_remote_hot;
 static unsigned long kc_nr_remote;
+/* remote sites whose last arming ran, under kc_sites_lock */
+static unsigned long kc_remote_hot[KC_REMOTE_HOT];
+static unsigned int kc_nr_remote_hot;
 /* what picking cost the armer, and the functions it looked up for it */
 static u64 kc_pick_ns;
 static unsigned long kc_running_lookups;
@@ -268,17 +283,28 @@ static int kc_range_push(struct kc_range *r, u32 off, bool remote)
 	return ret;
 }
 
-/* The registers per_cpu_ptr()'s offset fed, and for how much longer. */
+/*
+ * The registers per_cpu_ptr()'s offset fed, and for how much longer. A
+ * forward conditional branch ends the straight line, but its target
+ * (@join, an offset in the function) takes the taint it had: a check the
+ * compiler put between the offset and the access (KASAN's shadow test,
+ * jumping over its report call) is a diamond that joins there.
+ */
 struct kc_percpu_taint {
 	u32 regs;
 	unsigned int left;
+	unsigned long join;
+	u32 join_regs;
+	unsigned int join_left;
 };
 
 static bool kc_loads_percpu_offset(const struct kc_insn *insn)
 {
 	const struct kc_mem_operand *m = &insn->mem[0];
 
-	return insn->op == KC_OP_MOV && (insn->flags & KC_INSN_MEM) &&
+	/* the pointer loaded, or the offset added to it ("add off(,%rcx,8)") */
+	return (insn->op == KC_OP_MOV || insn->op == KC_OP_ADD) &&
+	       (insn->flags & KC_INSN_MEM) &&
 	       insn->nmem == 1 && m->access == KC_ACC_READ &&
 	       m->base == KC_REG_NONE && m->index < KC_REG_RIP &&
 	       m->scale == 8 && m->seg == KC_SEG_NONE && insn->reg < 16 &&
@@ -290,17 +316,49 @@ static bool kc_reg_tainted(const struct kc_percpu_taint *t, u8 reg)
 	return reg < 16 && (t->regs & BIT(reg));
 }
 
+/* @insn at @off: a forward conditional branch's target takes the taint. */
+static void kc_percpu_taint_fork(struct kc_percpu_taint *t,
+				 const struct kc_insn *insn, unsigned long off)
+{
+	unsigned long join;
+
+	if (!t->left || (insn->flags & (KC_INSN_COND | KC_INSN_REL_TARGET)) !=
+	    (KC_INSN_COND | KC_INSN_REL_TARGET) || insn->rel_target <= 0)
+		return;
+	join = off + insn->length + insn->rel_target;
+	if (t->join && t->join != join)
+		return;
+	t->join = join;
+	t->join_regs |= t->regs;
+	t->join_left = max(t->join_left, t->left);
+}
+
+static void kc_percpu_taint_join(struct kc_percpu_taint *t, unsigned long off)
+{
+	if (!t->join || off < t->join)
+		return;
+	if (off == t->join) {
+		t->regs = (t->left ? t->regs : 0) | t->join_regs;
+		t->left = max(t->left, t->join_left);
+	}
+	t->join = 0;
+	t->join_regs = 0;
+	t->join_left = 0;
+}
+
 /*
- * Follows @insn through the taint; true when its memory operand's address
- * comes from a tainted register (checked before @insn writes it).
+ * Follows @insn, at @off in its function, through the taint; true when its
+ * memory operand's address comes from a tainted register (checked before
+ * @insn writes it).
  */
 static bool kc_percpu_taint_step(struct kc_percpu_taint *t,
-				 const struct kc_insn *insn)
+				 const struct kc_insn *insn, unsigned long off)
 {
 	const struct kc_mem_operand *m = &insn->mem[0];
 	bool loads = kc_loads_percpu_offset(insn), through = false;
 	u8 rm;
 
+	kc_percpu_taint_join(t, off);
 	if (t->left && (insn->flags & (KC_INSN_MEM | KC_INSN_NOT_ACCESS)))
 		through = kc_reg_tainted(t, m->base) ||
 			  kc_reg_tainted(t, m->index);
@@ -315,6 +373,7 @@ static bool kc_percpu_taint_step(struct kc_percpu_taint *t,
 				t->regs |= BIT(rm);
 		}
 	}
+	kc_percpu_taint_fork(t, insn, off);
 	if (t->left)
 		t->left--;
 	if (insn->flags & KC_INSN_BRANCH)
@@ -435,7 +494,7 @@ static unsigned int kc_decode_function(struct kc_range *r, unsigned long start,
 		user_access = kc_user_access_from(kc_code + off, insn.length,
 						  user_access);
 		kc_range_note_atomic(r, &insn, start + off + insn.length);
-		remote = kc_percpu_taint_step(&taint, &insn);
+		remote = kc_percpu_taint_step(&taint, &insn, off);
 		if (!sites || !off || user_access ||
 		    !kc_site_wanted(&insn, start + off, percpu)) {
 			if (sites && percpu && kc_site_access(&insn) &&
@@ -747,6 +806,7 @@ static void kc_sites_recount(void)
 	struct kc_range *r;
 
 	kc_running_forget();
+	kc_nr_remote_hot = 0;
 	kc_nr_sites = 0;
 	kc_nr_remote = 0;
 	kc_build_bytes = 0;
@@ -1123,6 +1183,78 @@ static unsigned long kc_pick_running(void)
 	return first;
 }
 
+/* Under kc_sites_lock: @addr's range and index in it, or NULL. */
+static struct kc_range *kc_site_find(unsigned long addr, unsigned long *idx)
+{
+	struct kc_range *r = kc_range_at(addr);
+	u32 off, *hit;
+
+	if (!r)
+		return NULL;
+	off = addr - r->base;
+	hit = bsearch(&off, r->offs, r->nr, sizeof(off), kc_off_cmp);
+	if (!hit)
+		return NULL;
+	*idx = hit - r->offs;
+	return r;
+}
+
+/* Under kc_sites_lock: whether @off of @r is a remote per-CPU site. */
+static bool kc_range_remote(const struct kc_range *r, u32 off)
+{
+	return bsearch(&off, r->remote, r->nr_remote, sizeof(off),
+		       kc_off_cmp);
+}
+
+static void kc_remote_hot_drop(unsigned int i)
+{
+	kc_remote_hot[i] = kc_remote_hot[--kc_nr_remote_hot];
+}
+
+/* Under kc_sites_lock: remote site @addr ran while armed, or did not. */
+static void kc_remote_hot_note(unsigned long addr, bool ran)
+{
+	unsigned int i;
+
+	for (i = 0; i < kc_nr_remote_hot; i++) {
+		if (kc_remote_hot[i] != addr)
+			continue;
+		if (!ran)
+			kc_remote_hot_drop(i);
+		return;
+	}
+	if (!ran)
+		return;
+	if (kc_nr_remote_hot < KC_REMOTE_HOT)
+		kc_nr_remote_hot++;
+	else
+		i = get_random_u32() % KC_REMOTE_HOT;
+	kc_remote_hot[i] = addr;
+}
+
+/*
+ * Under kc_sites_lock: a remote site whose last arming ran, uniform over
+ * them; 0 if none. One whose range went or was refused is forgotten.
+ */
+static unsigned long kc_pick_remote_hot(void)
+{
+	unsigned long addr, idx;
+	struct kc_range *r;
+	unsigned int i;
+
+	while (kc_nr_remote_hot) {
+		i = get_random_u32() % kc_nr_remote_hot;
+		addr = kc_remote_hot[i];
+		r = kc_site_find(addr, &idx);
+		if (r && !test_bit(idx, r->refused)) {
+			kc_picks_remote_hot++;
+			return addr;
+		}
+		kc_remote_hot_drop(i);
+	}
+	return 0;
+}
+
 /*
  * Under kc_sites_lock: a remote per-CPU site, each with its weight; 0 if
  * none was taken.
@@ -1134,6 +1266,11 @@ static unsigned long kc_pick_remote(void)
 	int tries;
 	u32 *hit;
 
+	if (get_random_u32() % KC_REMOTE_HOT_OF < KC_REMOTE_HOT_PICKS) {
+		n = kc_pick_remote_hot();
+		if (n)
+			return n;
+	}
 	for (tries = 0; kc_nr_remote && tries < KC_PICK_TRIES; tries++) {
 		n = get_random_u64() % kc_nr_remote;
 		list_for_each_entry(r, &kc_ranges, node) {
@@ -1202,36 +1339,16 @@ unsigned long kc_sites_pick(void)
 	return addr ?: first;
 }
 
-/* Under kc_sites_lock: @addr's range and index in it, or NULL. */
-static struct kc_range *kc_site_find(unsigned long addr, unsigned long *idx)
-{
-	struct kc_range *r = kc_range_at(addr);
-	u32 off, *hit;
-
-	if (!r)
-		return NULL;
-	off = addr - r->base;
-	hit = bsearch(&off, r->offs, r->nr, sizeof(off), kc_off_cmp);
-	if (!hit)
-		return NULL;
-	*idx = hit - r->offs;
-	return r;
-}
-
 /* Whether @addr is a remote per-CPU site: its address from per_cpu_ptr(). */
 bool kc_sites_remote(unsigned long addr)
 {
 	struct kc_range *r;
 	bool remote = false;
-	u32 off;
 
 	mutex_lock(&kc_sites_lock);
 	r = kc_range_at(addr);
-	if (r) {
-		off = addr - r->base;
-		remote = bsearch(&off, r->remote, r->nr_remote,
-				 sizeof(off), kc_off_cmp);
-	}
+	if (r)
+		remote = kc_range_remote(r, addr - r->base);
 	mutex_unlock(&kc_sites_lock);
 	return remote;
 }
@@ -1250,6 +1367,8 @@ void kc_sites_note_run(unsigned long addr, bool ran)
 		r->cold[idx] = min(kc_site_cold(r, idx) + 1, KC_COLD_MAX);
 		r->cold_at[idx] = jiffies;
 	}
+	if (r && kc_range_remote(r, addr - r->base))
+		kc_remote_hot_note(addr, ran);
 	mutex_unlock(&kc_sites_lock);
 }
 
@@ -1318,13 +1437,14 @@ void kc_sites_stats(struct seq_file *m)
 	seq_printf(m, "sites %lu\nsites_refused %lu\nsites_bytes %lu\n"
 		   "sites_build_ms %llu\nfuncs_denied %lu\npicks_running %lu\n"
 		   "picks_uniform %lu\npicks_callee %lu\npicks_remote_percpu %lu\n"
+		   "picks_remote_hot %lu\n"
 		   "sites_block_starts %lu\nsites_static_percpu %lu\n"
 		   "sites_remote_percpu %lu\n"
 		   "pick_us_mean %llu\nrunning_lookups %lu\n",
 		   kc_nr_sites, refused, kc_build_bytes,
 		   div_u64(kc_build_ns, NSEC_PER_MSEC), kc_denied_funcs,
 		   kc_picks_running, kc_picks_uniform, kc_picks_callee,
-		   kc_picks_remote, kc_block_start_sites,
+		   kc_picks_remote, kc_picks_remote_hot, kc_block_start_sites,
 		   kc_static_percpu_sites, kc_nr_remote,
 		   div64_u64(kc_pick_ns, max_t(unsigned long, kc_picks_running +
 					       kc_picks_uniform +

@@ -1056,6 +1056,21 @@ TEST_F_TIMEOUT(scenario, r27_remote_reads_sampled_on_a_later_pass, 300)
 }
 
 /*
+ * A remote site whose code ran while armed is picked again (most remote
+ * picks go to such sites): R27's sum runs, R29's, targeted too, does not.
+ */
+TEST_F_TIMEOUT(scenario, r27_remote_sites_that_ran_are_picked_again, 300)
+{
+	long hot;
+
+	ASSERT_EQ(0, target("kc_r27_sum kc_r29_sum"));
+	ASSERT_EQ(0, kc_enable());
+	hot = run_until_stat("r27", "picks_remote_hot", 10, 240);
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	ASSERT_GE(hot, 10) TH_LOG("%s", stats_text());
+}
+
+/*
  * Copies with no writer to catch are passed: R29's sum runs on CPU 1 with
  * interrupts off, so its own copy is never watched, and the idle CPUs'
  * are passed too, so CPU 0's copy (its adder's) is watched more than all
