@@ -76,6 +76,23 @@ awk -F'\t' -v both="$tmp/both" -v runs="kcsan $runs" '
 	}
 	END {
 		nr = split(runs, r, " ")
+		# a report with one side unknown counts for each pair naming
+		# its known function, where there is such a pair
+		for (p in seen) {
+			if (split(p, f, " / ") != 2 || f[1] != "?")
+				continue
+			merged = 0
+			for (q in seen) {
+				if (q == p || split(q, g, " / ") != 2 ||
+				    g[1] == "?" || (g[1] != f[2] && g[2] != f[2]))
+					continue
+				for (i = 1; i <= nr; i++)
+					n[q, r[i]] += n[p, r[i]]
+				merged = 1
+			}
+			if (merged)
+				delete seen[p]
+		}
 		for (p in seen) {
 			split(p, f, " / ")
 			printf "%s\t%d", p, (f[1] in have) && (f[2] in have)
@@ -120,6 +137,7 @@ stat_of() { awk -v r="$1" -v k="$2" '$1 == r && $2 == k { print $3 }' "$cres/rea
 	done
 	echo "functions in both kernels: $(wc -l < "$tmp/both")" \
 	     "(KCSAN kernel $(wc -l < "$tmp/kf"), Debian's $(wc -l < "$tmp/cf"))"
+	echo "a report with one side unknown (\"?\") counts for each pair naming its other function"
 	echo
 	printf "%-62s %5s" "pair (functions in both kernels)" KCSAN
 	for r in $runs; do printf " %11s" "$r"; done
