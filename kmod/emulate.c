@@ -20,6 +20,20 @@
 
 #include "kcollider.h"
 
+/*
+ * The instruction this CPU carries out, while it does: a watch its load
+ * trips (a sample elsewhere watches that copy) is raced by that
+ * instruction, in the context the int3 interrupted, not by this file's
+ * load in the handler.
+ */
+struct kc_emul_at {
+	struct pt_regs *regs;		/* the int3's frame */
+	unsigned long ip;
+	unsigned int len;
+};
+
+static DEFINE_PER_CPU(struct kc_emul_at, kc_emul_at);
+
 static unsigned long *kc_emul_gpr(struct pt_regs *regs, unsigned int reg)
 {
 	switch (reg) {
@@ -76,11 +90,38 @@ bool kc_emulate(const struct kc_insn *insn, unsigned long ip,
 		return false;
 	kc_regs_from_pt(regs, &r);
 	r.ip = ip;
-	if (kc_emulate_insn(insn, &r, &flags, kc_emul_read, &result))
+	this_cpu_write(kc_emul_at.ip, ip);
+	this_cpu_write(kc_emul_at.len, insn->length);
+	this_cpu_write(kc_emul_at.regs, regs);
+	barrier();
+	if (kc_emulate_insn(insn, &r, &flags, kc_emul_read, &result)) {
+		this_cpu_write(kc_emul_at.regs, NULL);
 		return false;
+	}
+	barrier();
+	this_cpu_write(kc_emul_at.regs, NULL);
 	*reg = result;
 	regs->flags = flags;
 	regs->ip = ip + insn->length;
 	return true;
 }
 NOKPROBE_SYMBOL(kc_emulate);
+
+/*
+ * #DB, NMI-like: while this CPU carries out an instruction, @fixed becomes
+ * the registers that instruction would trap with (the int3's frame, its
+ * ip past the instruction, as a watchpoint reports it) and true is
+ * returned: the racer is that instruction.
+ */
+bool kc_emulating(struct pt_regs *fixed)
+{
+	struct pt_regs *regs = this_cpu_read(kc_emul_at.regs);
+
+	if (!regs)
+		return false;
+	*fixed = *regs;
+	fixed->ip = this_cpu_read(kc_emul_at.ip) +
+		    this_cpu_read(kc_emul_at.len);
+	return true;
+}
+NOKPROBE_SYMBOL(kc_emulating);

@@ -107,6 +107,7 @@ struct kc_stats {
 	atomic_long_t traps_awaited;	/* changed value, #DB came late */
 	atomic_long_t racer_outside;	/* covering watch, other bytes */
 	atomic_long_t racers_stepping;	/* taken from a probe's slot */
+	atomic_long_t racers_carried;	/* a load an int3 carried out */
 	atomic_long_t skipped[KC_NR_SKIPS];
 };
 
@@ -154,6 +155,7 @@ struct kc_side {
 	bool has_addr;			/* racer: addr computed from its regs */
 	bool no_access;			/* racer: its instruction accessed none */
 	bool stepping;			/* racer: trapped in one of our slots */
+	bool carried;			/* racer: a load an int3 carried out */
 	unsigned long addr;
 	/* racer: the 8 bytes at the watch address, read right after it */
 	bool has_trap_value;
@@ -420,6 +422,7 @@ int kc_pool_rescue_selftest(void);
 /* emulate.c: the loads an int3 carries out itself */
 bool kc_emulate(const struct kc_insn *insn, unsigned long ip,
 		struct pt_regs *regs);
+bool kc_emulating(struct pt_regs *fixed);
 
 /* sampler.c */
 int kc_sampler_init(void);

@@ -836,6 +836,8 @@ static void kc_report_one(struct kc_report *r)
 	if (r->has_racer) {
 		if (r->racer.stepping)
 			atomic_long_inc(&kc_stats.racers_stepping);
+		if (r->racer.carried)
+			atomic_long_inc(&kc_stats.racers_carried);
 		kc_decode_racer(&r->racer, r->racer_has_regs ?
 				&r->racer_regs : NULL, r->watch_addr,
 				r->watch_len);

@@ -895,6 +895,7 @@ static void kc_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 	unsigned long pc = preempt_count() - (NMI_OFFSET + HARDIRQ_OFFSET);
 	struct pt_regs fixed;
 	struct kc_side *a;
+	bool emulated;
 	int n;
 
 	/*
@@ -915,11 +916,22 @@ static void kc_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 		atomic_long_inc(&kc_stats.split_read_traps);
 		return;
 	}
+	/*
+	 * A load an int3 carries out: the context it interrupted raced. An
+	 * NMI that came in meanwhile nests one level deeper, and raced itself.
+	 */
+	emulated = !((pc - (NMI_OFFSET + HARDIRQ_OFFSET)) & NMI_MASK) &&
+		   kc_emulating(&fixed);
+	if (emulated) {
+		regs = &fixed;
+		pc -= NMI_OFFSET + HARDIRQ_OFFSET;
+	}
 	/* A stalled thread's own task-context accesses are the detector's. */
 	if ((kc_ctx_of(pc) == KC_CTX_TASK && kc_task_is_sampled(current)) ||
 	    this_cpu_read(kc_cpu_reading))
 		return;
-	regs = kc_racer_regs(regs, &fixed);
+	if (!emulated)
+		regs = kc_racer_regs(regs, &fixed);
 	kc_note_trap_site(slot, regs->ip);
 	n = atomic_inc_return(&slot->nr_traps) - 1;
 	if (n >= KC_MAX_TRAPS)
@@ -928,7 +940,8 @@ static void kc_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 	memset(a, 0, sizeof(*a));
 	kc_regs_from_pt(regs, &slot->trap_regs[n]);
 	a->trap_ip = regs->ip;
-	a->stepping = regs == &fixed;
+	a->stepping = regs == &fixed && !emulated;
+	a->carried = emulated;
 	/* what the racer's store left (#DB runs with DR7 cleared: no trap) */
 	a->has_trap_value = !copy_from_kernel_nofault(&a->trap_value,
 						      (void *)READ_ONCE(slot->addr),

@@ -1089,6 +1089,31 @@ TEST_F_TIMEOUT(scenario, r29_copies_without_a_writer_are_passed, 300)
 					    counts[0], others);
 }
 
+/*
+ * A load the int3 carries out for R29's sum may trip the watch a sample of
+ * the adder set on that copy: the racer is the sum, in the context the
+ * int3 interrupted (a task, interrupts off under its lock), and not the
+ * handler's own load (copy_from_kernel_nofault(), "by interrupt").
+ */
+TEST_F_TIMEOUT(scenario, r29_carried_load_reported_as_the_sum, 300)
+{
+	const char *log;
+	long carried;
+
+	ASSERT_EQ(0, target("kc_r29_add kc_r29_sum"));
+	ASSERT_EQ(0, kc_enable());
+	carried = run_until_stat("r29", "racers_carried", 1, 240);
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	ASSERT_GE(carried, 1) TH_LOG("%s", stats_text());
+	log = read_reports();
+	EXPECT_NE(NULL, strstr(log, "data-race in kc_r29_add / kc_r29_sum"))
+		TH_LOG("%.4000s", log);
+	EXPECT_EQ(NULL, strstr(log, "copy_from_kernel_nofault"))
+		TH_LOG("%.4000s", log);
+	EXPECT_EQ(NULL, strstr(log, "kc_emul")) TH_LOG("%.4000s", log);
+	EXPECT_EQ(NULL, strstr(log, "racer=nmi")) TH_LOG("%.4000s", log);
+}
+
 /* ---- H: the engine's own safety ---- */
 
 /*
