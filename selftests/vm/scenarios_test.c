@@ -1056,17 +1056,29 @@ TEST_F_TIMEOUT(scenario, r27_remote_reads_sampled_on_a_later_pass, 300)
 }
 
 /*
+ * @stat once @scenario, run with @targets sampled, brought it to @min (or
+ * 240 s passed); -1 if the detector could not be set up or stopped.
+ */
+static long targeted_run_until_stat(const char *targets, const char *scenario,
+				    const char *stat, long min)
+{
+	long v;
+
+	if (target(targets) || kc_enable())
+		return -1;
+	v = run_until_stat(scenario, stat, min, 240);
+	return kc_write_attr("enabled", "0") ? -1 : v;
+}
+
+/*
  * A remote site whose code ran while armed is picked again (most remote
  * picks go to such sites): R27's sum runs, R29's, targeted too, does not.
  */
 TEST_F_TIMEOUT(scenario, r27_remote_sites_that_ran_are_picked_again, 300)
 {
-	long hot;
+	long hot = targeted_run_until_stat("kc_r27_sum kc_r29_sum", "r27",
+					   "picks_remote_hot", 10);
 
-	ASSERT_EQ(0, target("kc_r27_sum kc_r29_sum"));
-	ASSERT_EQ(0, kc_enable());
-	hot = run_until_stat("r27", "picks_remote_hot", 10, 240);
-	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
 	ASSERT_GE(hot, 10) TH_LOG("%s", stats_text());
 }
 
@@ -1097,13 +1109,10 @@ TEST_F_TIMEOUT(scenario, r29_copies_without_a_writer_are_passed, 300)
  */
 TEST_F_TIMEOUT(scenario, r29_carried_load_reported_as_the_sum, 300)
 {
+	long carried = targeted_run_until_stat("kc_r29_add kc_r29_sum", "r29",
+					       "racers_carried", 1);
 	const char *log;
-	long carried;
 
-	ASSERT_EQ(0, target("kc_r29_add kc_r29_sum"));
-	ASSERT_EQ(0, kc_enable());
-	carried = run_until_stat("r29", "racers_carried", 1, 240);
-	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
 	ASSERT_GE(carried, 1) TH_LOG("%s", stats_text());
 	log = read_reports();
 	EXPECT_NE(NULL, strstr(log, "data-race in kc_r29_add / kc_r29_sum"))
@@ -1124,13 +1133,10 @@ TEST_F_TIMEOUT(scenario, r29_carried_load_reported_as_the_sum, 300)
  */
 TEST_F_TIMEOUT(scenario, h4_loads_carried_out_by_the_int3_are_exact, 300)
 {
+	long passed = targeted_run_until_stat("kc_h4_sum", "h4", "hits_passed",
+					      50);
 	char val[64];
-	long passed;
 
-	ASSERT_EQ(0, target("kc_h4_sum"));
-	ASSERT_EQ(0, kc_enable());
-	passed = run_until_stat("h4", "hits_passed", 50, 240);
-	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
 	ASSERT_GE(passed, 50) TH_LOG("%s", stats_text());
 	ASSERT_TRUE(planted_fact("h4_sums", val, sizeof(val)));
 	ASSERT_GT(strtol(val, NULL, 10), 0);
