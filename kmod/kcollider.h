@@ -400,6 +400,7 @@ bool kc_pool_took_out(struct kprobe *kp);
 unsigned int kc_pool_reap(unsigned long *condemned, unsigned int max,
 			  unsigned int *nr_condemned);
 void kc_pool_condemn(struct kprobe *kp);
+bool kc_pool_remote(struct kprobe *kp);
 void kc_pool_scrub_disabled(void);
 void kc_pool_disarm_all(void);
 void kc_pool_drain(void);
@@ -440,7 +441,13 @@ __visible void kc_stall(struct pt_regs *regs);
 int kc_stall_init(void);
 void kc_stall_exit(void);
 /* kc_stall_try(): not stalled, stalled, or never to be sampled again */
-enum { KC_STALL_SKIPPED, KC_STALL_REDIRECTED, KC_STALL_NEVER };
+/* NEVER: the site can never be sampled; DENIED: its access was refused */
+enum {
+	KC_STALL_SKIPPED,
+	KC_STALL_REDIRECTED,
+	KC_STALL_NEVER,
+	KC_STALL_DENIED,
+};
 int kc_stall_try(unsigned long ip, const struct kc_insn *insn,
 		 struct pt_regs *regs);
 bool kc_stall_resume(unsigned long addr, unsigned long sp);

@@ -1939,6 +1939,13 @@ void kc_pool_condemn(struct kprobe *kp)
 	WRITE_ONCE(container_of(kp, struct kc_probe, kp)->condemned, true);
 }
 
+/* int3: whether @kp's site reads other CPUs' per-CPU copies. */
+bool kc_pool_remote(struct kprobe *kp)
+{
+	return READ_ONCE(container_of(kp, struct kc_probe, kp)->remote);
+}
+NOKPROBE_SYMBOL(kc_pool_remote);
+
 /*
  * int3, on the first hit: the breakpoint takes itself out at once, one
  * byte through the alias its arming opened, as DataCollider's do: later

@@ -565,7 +565,10 @@ skipped:
 	 */
 	if (skip == KC_SKIP_FORBIDDEN || skip == KC_SKIP_PERCPU_DENIED)
 		kc_note_passed(ip, 0);
-	return never ? KC_STALL_NEVER : KC_STALL_SKIPPED;
+	if (never)
+		return KC_STALL_NEVER;
+	return skip == KC_SKIP_PERCPU_DENIED ? KC_STALL_DENIED :
+					       KC_STALL_SKIPPED;
 }
 
 static bool kc_claim_flight(void)
