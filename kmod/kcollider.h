@@ -328,7 +328,9 @@ bool kc_sites_del_module(const char *name, unsigned long *start,
 void kc_sites_counts(unsigned int spec, const char *module, u32 *sites,
 		     u32 *funcs, bool *present);
 unsigned long kc_sites_pick(void);
-void kc_sites_note_run(unsigned long addr, bool ran);
+/* what a sampled hit of a site made of its address */
+enum kc_verdict { KC_VERDICT_NONE, KC_VERDICT_WATCHED, KC_VERDICT_DENIED };
+void kc_sites_note_run(unsigned long addr, bool ran, u8 verdict);
 void kc_sites_refuse(unsigned long addr);
 unsigned long kc_sites_total(void);
 bool kc_sites_addr_atomic(unsigned long addr, unsigned int size);
@@ -400,7 +402,7 @@ bool kc_pool_took_out(struct kprobe *kp);
 unsigned int kc_pool_reap(unsigned long *condemned, unsigned int max,
 			  unsigned int *nr_condemned);
 void kc_pool_condemn(struct kprobe *kp);
-bool kc_pool_remote(struct kprobe *kp);
+void kc_pool_verdict(struct kprobe *kp, u8 verdict);
 void kc_pool_scrub_disabled(void);
 void kc_pool_disarm_all(void);
 void kc_pool_drain(void);

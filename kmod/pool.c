@@ -102,6 +102,7 @@ struct kc_probe {
 	bool remote;			/* a read of another CPU's copy */
 	atomic_t passes;		/* this arming's hits to carry out */
 	bool passed;			/* one was; a store from int3 */
+	u8 verdict;			/* its sampled hit's; a store from int3 */
 	atomic_t quiet_passes;		/* of copies without a writer */
 	unsigned int scrubs;		/* a visit's page writes since removal */
 	unsigned int arm_gen;		/* counts its armings */
@@ -701,6 +702,7 @@ static void kc_probe_draw_passes(struct kc_probe *p)
 		n = get_random_u32_below(cpus);
 	atomic_set(&p->passes, n);
 	p->passed = false;
+	p->verdict = KC_VERDICT_NONE;
 	atomic_set(&p->quiet_passes, 0);
 }
 
@@ -1490,7 +1492,13 @@ static void kc_probe_outcome(struct kc_probe *p, bool cold)
 	/* passes carried out: its code ran, short of the sampled pass */
 	cold = cold && !READ_ONCE(p->passed);
 	p->cold = cold;
-	kc_sites_note_run((unsigned long)p->kp.addr, !cold);
+	/*
+	 * The verdict is stored before the int3 returns, the outcome taken
+	 * after its irq_work ran; one the keeper found first is lost, and a
+	 * lost one only delays the site's judgement.
+	 */
+	kc_sites_note_run((unsigned long)p->kp.addr, !cold,
+			  READ_ONCE(p->verdict));
 	if (!p->fresh)
 		return;
 	p->fresh = false;
@@ -1939,12 +1947,12 @@ void kc_pool_condemn(struct kprobe *kp)
 	WRITE_ONCE(container_of(kp, struct kc_probe, kp)->condemned, true);
 }
 
-/* int3: whether @kp's site reads other CPUs' per-CPU copies. */
-bool kc_pool_remote(struct kprobe *kp)
+/* int3, on @kp's first hit: what its sample made of the address. */
+void kc_pool_verdict(struct kprobe *kp, u8 verdict)
 {
-	return READ_ONCE(container_of(kp, struct kc_probe, kp)->remote);
+	WRITE_ONCE(container_of(kp, struct kc_probe, kp)->verdict, verdict);
 }
-NOKPROBE_SYMBOL(kc_pool_remote);
+NOKPROBE_SYMBOL(kc_pool_verdict);
 
 /*
  * int3, on the first hit: the breakpoint takes itself out at once, one

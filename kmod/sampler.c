@@ -294,16 +294,14 @@ static int kc_probe_take_hit(struct kprobe *kp, struct pt_regs *regs)
 	this_cpu_inc(kc_counts.fired);
 	irq_work_queue(kc_pool_took_out(kp) ? &kc_settle_work : &kc_spent_work);
 	ret = kc_stall_try(addr, insn, regs);
-	/*
-	 * A read of another CPU's copy of per-CPU data the trap paths
-	 * touch is a static variable's (per_cpu(var, cpu)): the same at
-	 * every run of the site, never to be watched.
-	 */
-	if (ret == KC_STALL_NEVER ||
-	    (ret == KC_STALL_DENIED && kc_pool_remote(kp))) {
+	if (ret == KC_STALL_NEVER) {
 		kc_pool_condemn(kp);
 		return 0;
 	}
+	if (ret == KC_STALL_REDIRECTED)
+		kc_pool_verdict(kp, KC_VERDICT_WATCHED);
+	else if (ret == KC_STALL_DENIED)
+		kc_pool_verdict(kp, KC_VERDICT_DENIED);
 	return ret == KC_STALL_REDIRECTED;
 }
 NOKPROBE_SYMBOL(kc_probe_take_hit);

@@ -107,6 +107,15 @@
 #define KC_REMOTE_HOT_PICKS	3
 #define KC_REMOTE_HOT_OF	4
 /*
+ * A remote site the per-CPU deny set refused at KC_REMOTE_DENIALS sampled
+ * hits, and never watched at one, reads a static variable the trap paths
+ * use (per_cpu(var, cpu)): it runs often and would take the picks meant
+ * for sums, so the table refuses it. One watched once is a helper whose
+ * callers hand it other per-CPU data too, and stays whatever follows.
+ */
+#define KC_REMOTE_DENIALS	4
+#define KC_REMOTE_WATCHED	U8_MAX
+/*
  * per_cpu_ptr() loads __per_cpu_offset[cpu] into a register and adds the
  * pointer: the accesses through what that register fed, over the next
  * few instructions of straight-line code, are the remote per-CPU sites.
@@ -158,6 +167,7 @@ struct kc_range {
 	unsigned int cap_atomics;
 	/* the sites that reach per-CPU data through per_cpu_ptr() */
 	u32 *remote;
+	u8 *remote_denials;		/* or KC_REMOTE_WATCHED */
 	unsigned int nr_remote;
 	unsigned int cap_remote;
 };
@@ -578,6 +588,7 @@ static void kc_range_free(struct kc_range *r)
 		return;
 	kvfree(r->atomics);
 	kvfree(r->remote);
+	kvfree(r->remote_denials);
 	kvfree(r->offs);
 	bitmap_free(r->refused);
 	kvfree(r->cold);
@@ -615,14 +626,18 @@ static int kc_range_seal(struct kc_range *r)
 	r->cold = kvcalloc(max(r->nr, 1U), sizeof(*r->cold), GFP_KERNEL);
 	r->cold_at = kvcalloc(max(r->nr, 1U), sizeof(*r->cold_at),
 			      GFP_KERNEL);
-	return r->refused && r->cold && r->cold_at ? 0 : -ENOMEM;
+	r->remote_denials = kvcalloc(max(r->nr_remote, 1U),
+				     sizeof(*r->remote_denials), GFP_KERNEL);
+	return r->refused && r->cold && r->cold_at && r->remote_denials ?
+	       0 : -ENOMEM;
 }
 
 static unsigned long kc_range_bytes(const struct kc_range *r)
 {
 	return sizeof(*r) + (r->cap + r->cap_remote) * sizeof(u32) +
 	       BITS_TO_LONGS(max(r->nr, 1U)) * sizeof(long) +
-	       max(r->nr, 1U) * (sizeof(*r->cold) + sizeof(*r->cold_at));
+	       max(r->nr, 1U) * (sizeof(*r->cold) + sizeof(*r->cold_at)) +
+	       max(r->nr_remote, 1U) * sizeof(*r->remote_denials);
 }
 
 /* Under kc_sites_lock: the halvings of site @idx's weight now. */
@@ -1199,11 +1214,31 @@ static struct kc_range *kc_site_find(unsigned long addr, unsigned long *idx)
 	return r;
 }
 
+/* Under kc_sites_lock: @off's index among @r's remote sites, or -1. */
+static long kc_range_remote_idx(const struct kc_range *r, u32 off)
+{
+	u32 *hit = bsearch(&off, r->remote, r->nr_remote, sizeof(off),
+			   kc_off_cmp);
+
+	return hit ? hit - r->remote : -1;
+}
+
 /* Under kc_sites_lock: whether @off of @r is a remote per-CPU site. */
 static bool kc_range_remote(const struct kc_range *r, u32 off)
 {
-	return bsearch(&off, r->remote, r->nr_remote, sizeof(off),
-		       kc_off_cmp);
+	return kc_range_remote_idx(r, off) >= 0;
+}
+
+/* Under kc_sites_lock: whether @r's remote site @i is to be refused now. */
+static bool kc_remote_judge(struct kc_range *r, long i, u8 verdict)
+{
+	u8 *denials = &r->remote_denials[i];
+
+	if (verdict == KC_VERDICT_WATCHED)
+		*denials = KC_REMOTE_WATCHED;
+	else if (verdict == KC_VERDICT_DENIED && *denials < KC_REMOTE_DENIALS)
+		return ++*denials == KC_REMOTE_DENIALS;
+	return false;
 }
 
 static void kc_remote_hot_drop(unsigned int i)
@@ -1353,11 +1388,22 @@ bool kc_sites_remote(unsigned long addr)
 	return remote;
 }
 
-/* A breakpoint on @addr ended: its code @ran while armed, or not. */
-void kc_sites_note_run(unsigned long addr, bool ran)
+/* Under kc_sites_lock: site @idx of @r is never to be picked again. */
+static void kc_site_refuse(struct kc_range *r, unsigned long idx)
+{
+	if (!__test_and_set_bit(idx, r->refused))
+		r->nr_refused++;
+}
+
+/*
+ * A breakpoint on @addr ended: its code @ran while armed, or not, and
+ * its sampled hit's @verdict on the address.
+ */
+void kc_sites_note_run(unsigned long addr, bool ran, u8 verdict)
 {
 	unsigned long idx;
 	struct kc_range *r;
+	long remote;
 
 	mutex_lock(&kc_sites_lock);
 	r = kc_site_find(addr, &idx);
@@ -1367,8 +1413,12 @@ void kc_sites_note_run(unsigned long addr, bool ran)
 		r->cold[idx] = min(kc_site_cold(r, idx) + 1, KC_COLD_MAX);
 		r->cold_at[idx] = jiffies;
 	}
-	if (r && kc_range_remote(r, addr - r->base))
+	remote = r ? kc_range_remote_idx(r, addr - r->base) : -1;
+	if (remote >= 0) {
 		kc_remote_hot_note(addr, ran);
+		if (kc_remote_judge(r, remote, verdict))
+			kc_site_refuse(r, idx);
+	}
 	mutex_unlock(&kc_sites_lock);
 }
 
@@ -1380,8 +1430,8 @@ void kc_sites_refuse(unsigned long addr)
 
 	mutex_lock(&kc_sites_lock);
 	r = kc_site_find(addr, &idx);
-	if (r && !__test_and_set_bit(idx, r->refused))
-		r->nr_refused++;
+	if (r)
+		kc_site_refuse(r, idx);
 	mutex_unlock(&kc_sites_lock);
 }
 

@@ -1808,6 +1808,40 @@ noinline void kc_n21_peek(void)
 	WRITE_ONCE(kc_n21_seen, *raw_cpu_ptr(kc_n20_counts));
 }
 
+/*
+ * R30 and N22: one helper reads a CPU's copy for every caller, as generic
+ * per-CPU code does. R30 sums R27's counter through it, racing with R27's
+ * adder; N22 peeks at another CPU's cpu_dr7 through it, which is never
+ * watched. Run one after the other, the helper's read is watched, then
+ * refused at every sample: the refusals must not make the table drop a
+ * site that watched other data.
+ */
+noinline unsigned long kc_r30_copy(const unsigned long __percpu *var,
+				   int cpu)
+{
+	return *per_cpu_ptr(var, cpu);
+}
+
+unsigned long kc_r30_total;
+
+noinline void kc_r30_sum(void)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += kc_r30_copy(kc_r27_counts, cpu);
+	WRITE_ONCE(kc_r30_total, sum);
+}
+
+unsigned long kc_n22_sink;
+
+noinline void kc_n22_peek(void)
+{
+	WRITE_ONCE(kc_n22_sink,
+		   kc_r30_copy(&cpu_dr7, cpumask_first(cpu_online_mask)));
+}
+
 /* ---- running a scenario ---- */
 
 static int kc_worker_fn(void *data)
@@ -1907,6 +1941,8 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "n19", { kc_n19_own_switch }, { 0 } },
 	{ "n20", { kc_n20_inc, kc_n20_inc }, { 0, 0 } },
 	{ "n21", { kc_n21_peek, kc_n20_inc }, { 0, 0 } },
+	{ "r30", { kc_r27_add, kc_r30_sum }, { 0, 1 } },
+	{ "n22", { kc_n22_peek }, { 1 } },
 	{ "h4", { kc_h4_sum }, { 1 } },
 };
 
