@@ -10,7 +10,9 @@
  * The instructions are lib/x86_emulate.c's (a load into a general
  * register, an add from memory); the load is one access of the
  * instruction's size, made with copy_from_kernel_nofault(): a fault leaves
- * the instruction to run where it is, with its own fixup.
+ * the instruction to run where it is, with its own fixup. That load may
+ * trip a watch a sample on another CPU set: the #DB handler asks
+ * kc_emulating() who made it, and names the instruction, not this file.
  */
 #include <linux/kprobes.h>
 #include <linux/ptrace.h>
