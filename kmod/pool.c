@@ -69,6 +69,8 @@
 #define KC_SETTLE_POLL_NS	(100 * NSEC_PER_USEC)
 /* Bytes before a site that another tool's 5-byte jump could cover. */
 #define KC_GUARD_BEFORE		4
+/* Passes of the hitting CPU's own copy an arming (kc_probe_passes_now()). */
+#define KC_OWN_PASSES		64
 
 enum kc_probe_state {
 	KC_PROBE_FREE,
@@ -103,7 +105,8 @@ struct kc_probe {
 	atomic_t passes;		/* this arming's hits to carry out */
 	bool passed;			/* one was; a store from int3 */
 	u8 verdict;			/* its sampled hit's; a store from int3 */
-	atomic_t quiet_passes;		/* of copies without a writer */
+	atomic_t quiet_passes;		/* of idle CPUs' copies */
+	atomic_t own_passes;		/* of the hitting CPU's, interrupts off */
 	unsigned int scrubs;		/* a visit's page writes since removal */
 	unsigned int arm_gen;		/* counts its armings */
 	u8 *alias;			/* the site's byte, writable: registered */
@@ -704,6 +707,7 @@ static void kc_probe_draw_passes(struct kc_probe *p)
 	p->passed = false;
 	p->verdict = KC_VERDICT_NONE;
 	atomic_set(&p->quiet_passes, 0);
+	atomic_set(&p->own_passes, 0);
 }
 
 static void kc_probe_reset(struct kc_probe *p)
@@ -2021,34 +2025,28 @@ static int kc_copy_owner(const struct kc_insn *insn, struct pt_regs *regs)
 NOKPROBE_SYMBOL(kc_copy_owner);
 
 /*
- * Whether the copy this hit reads has no writer to catch: the hitting
- * CPU's own with interrupts off (its owner cannot run meanwhile), or an
- * idle CPU's (its tasks do not run).
- */
-static bool kc_copy_quiet(const struct kc_insn *insn, struct pt_regs *regs)
-{
-	int owner = kc_copy_owner(insn, regs);
-
-	if (owner < 0)
-		return false;
-	if (owner == smp_processor_id() && !(regs->flags & X86_EFLAGS_IF))
-		return true;
-	return kc_profile_cpu_idle(owner);
-}
-NOKPROBE_SYMBOL(kc_copy_quiet);
-
-/*
  * Whether this hit of @p is one to carry out; takes it from the count.
- * Past the drawn passes, a quiet copy is passed too, once per CPU at most
- * an arming: a site whose every copy is quiet is sampled all the same.
+ * Past the drawn passes, a copy without a writer to catch is passed too.
+ * The hitting CPU's own with interrupts off has none for sure (its owner
+ * cannot run meanwhile): up to KC_OWN_PASSES an arming, which only a loop
+ * over that copy alone reaches. An idle CPU's (its tasks do not run; the
+ * profile's guess, which lags a CPU that just woke), once per CPU at most:
+ * a site whose every copy looks quiet is sampled all the same.
  */
 static bool kc_probe_passes_now(struct kc_probe *p, const struct kc_insn *insn,
 				struct pt_regs *regs)
 {
+	int owner;
+
 	if (atomic_dec_if_positive(&p->passes) >= 0)
 		return true;
+	owner = kc_copy_owner(insn, regs);
+	if (owner < 0)
+		return false;
+	if (owner == smp_processor_id() && !(regs->flags & X86_EFLAGS_IF))
+		return atomic_inc_return(&p->own_passes) <= KC_OWN_PASSES;
 	return atomic_read(&p->quiet_passes) < nr_cpu_ids &&
-	       kc_copy_quiet(insn, regs) &&
+	       kc_profile_cpu_idle(owner) &&
 	       atomic_inc_return(&p->quiet_passes) <= nr_cpu_ids;
 }
 NOKPROBE_SYMBOL(kc_probe_passes_now);
