@@ -2040,6 +2040,10 @@ static bool kc_probe_passes_now(struct kc_probe *p, const struct kc_insn *insn,
 
 	if (atomic_dec_if_positive(&p->passes) >= 0)
 		return true;
+	/* both bounds reached: no scan for the copy's owner */
+	if (atomic_read(&p->own_passes) >= KC_OWN_PASSES &&
+	    atomic_read(&p->quiet_passes) >= nr_cpu_ids)
+		return false;
 	owner = kc_copy_owner(insn, regs);
 	if (owner < 0)
 		return false;

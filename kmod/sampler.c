@@ -62,6 +62,11 @@
 #define KC_REG_RATE_MIN		10	/* one registration every two seconds */
 #define KC_REG_RATE_MAX		200	/* ten registrations a second */
 /*
+ * Picks a refill may make: a small table's last unregistered sites are
+ * found among picks of registered ones without a keeper round each.
+ */
+#define KC_REFILL_PICKS		8
+/*
  * The armer's longest sleep, which the stale check (KC_STALE_MS) and the
  * stall governor's period allow. Each wake-up scans the pool, so waking
  * more often costs the armer and the keeper CPU time for nothing.
@@ -435,8 +440,8 @@ static bool kc_refill(unsigned int target)
 {
 	unsigned int reserve = kc_pool_reserve();
 	unsigned long addr, gen;
+	int ret = -EBUSY, picks;
 	bool budgeted;
-	int ret;
 
 	/* visits need no reserve */
 	if (kc_pool_visits_on() || reserve >= target || !kc_sites_total())
@@ -448,10 +453,15 @@ static bool kc_refill(unsigned int target)
 		kc_register_ns -= NSEC_PER_SEC;
 	}
 	gen = kc_pool_pick_gen();
-	addr = kc_sites_pick();
-	if (!addr)
-		return false;
-	ret = kc_pool_add(addr, gen, kc_sites_remote(addr));
+	for (picks = 0; picks < KC_REFILL_PICKS; picks++) {
+		addr = kc_sites_pick();
+		if (!addr)
+			return false;
+		ret = kc_pool_add(addr, gen, kc_sites_remote(addr));
+		/* a pick that has a probe already costs no registration */
+		if (ret != -EBUSY)
+			break;
+	}
 	if (!ret) {
 		/* in place of a kept site whose code did not run, if any */
 		if (budgeted)

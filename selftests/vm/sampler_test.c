@@ -837,12 +837,16 @@ static int planted_function_at(unsigned long addr, char *name, size_t size)
 	return best ? 0 : -1;
 }
 
-/* Waits (up to 5 s) for a probe of ours at @addr to be registered. */
+/*
+ * Waits (up to 30 s) for a probe of ours at @addr to be registered: the
+ * keeper registers sites in random order, a round at a time, so the last
+ * of a small table may come seconds after the first.
+ */
 static bool registered_at(unsigned long addr)
 {
 	int i;
 
-	for (i = 0; i < 250; i++) {
+	for (i = 0; i < 1500; i++) {
 		if (probe_on(addr))
 			return true;
 		usleep(20000);
@@ -931,7 +935,12 @@ static void foreign_optimized_neighbour(struct __test_metadata *_metadata,
 		ASSERT_EQ(0, kc_write_attr("targets", spec));
 		ASSERT_EQ(0, kc_enable());
 		if (!visits) {
-			ASSERT_TRUE(registered_at(site)) TH_LOG("%s", spec);
+			ASSERT_TRUE(registered_at(site))
+				TH_LOG("%s: sites %ld refused %ld, reserve %ld, register_failures %ld",
+				       spec, kc_stat("sites"),
+				       kc_stat("sites_refused"),
+				       kc_stat("probes_reserve"),
+				       kc_stat("register_failures"));
 			ASSERT_EQ(0, kc_stat("visits"));
 		}
 		/*
