@@ -46,8 +46,9 @@ pkgs=(
 	python3-docutils
 	# static checking of kmod/
 	sparse
-	# make deb, and the test VM installing its packages (DKMS builds there)
-	debhelper dh-dkms dpkg-dev fakeroot lintian dkms
+	# make deb, and the test VM installing its packages (DKMS builds there);
+	# dpkg-buildpackage refuses to build without build-essential
+	debhelper dh-dkms dpkg-dev fakeroot lintian dkms build-essential
 	${extra[@]+"${extra[@]}"}
 )
 
