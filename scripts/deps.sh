@@ -25,8 +25,9 @@ esac
 pkgs=(
 	# the test kernel and the tree the module is built against
 	"linux-image-$flavour" "linux-headers-$flavour"
-	# the test VM
-	qemu-system-x86 busybox-static cpio kmod xz-utils gzip file
+	# the test VM; systemd-modules-load, which the farm start-up test runs
+	# there (a container's root may have no systemd)
+	qemu-system-x86 busybox-static cpio kmod xz-utils gzip file systemd
 	# kselftest.h / kselftest_harness.h and checkpatch.pl
 	linux-source-6.1
 	# building
