@@ -305,7 +305,7 @@ static struct kc_probe *kc_pool_find_free(unsigned long addr)
 			if (!free)
 				free = p;
 		} else if ((unsigned long)p->kp.addr == addr) {
-			return ERR_PTR(-EBUSY);
+			return ERR_PTR(-EEXIST);
 		}
 	}
 	if (free)
@@ -724,7 +724,8 @@ static void kc_probe_reset(struct kc_probe *p)
  * Register a disabled probe on @addr, picked from the table when
  * kc_pool_pick_gen() said @gen, for the reserve. -EINVAL-like errors
  * mean the site can never be armed (kprobes refuses it, or it is no site
- * any more); -ENOSPC, -EBUSY and -EAGAIN are for now only.
+ * any more); -EEXIST (@addr has a probe of ours already), -ENOSPC,
+ * -EBUSY and -EAGAIN are for now only.
  */
 int kc_pool_add(unsigned long addr, unsigned long gen, bool remote)
 {
@@ -1163,10 +1164,6 @@ static bool kc_probe_revisitable(const struct kc_probe *p)
 	return time_after(jiffies, p->idle_since + KC_REVISIT_JIFFIES);
 }
 
-/*
- * Arm a visit on @addr, picked from the table when kc_pool_pick_gen() said
- * @gen: 0, -EINVAL when the site can never be armed, or an error for now.
- */
 /* A new entry for @addr, its page mapped; an ERR_PTR() otherwise. */
 static struct kc_probe *kc_pool_visit_new(unsigned long addr)
 {
@@ -1196,6 +1193,10 @@ static void kc_pool_count_visit(unsigned long addr, bool again, u64 t0)
 	}
 }
 
+/*
+ * Arm a visit on @addr, picked from the table when kc_pool_pick_gen() said
+ * @gen: 0, -EINVAL when the site can never be armed, or an error for now.
+ */
 int kc_pool_visit(unsigned long addr, unsigned long gen, bool remote)
 {
 	u64 t0 = ktime_get_ns();

@@ -432,7 +432,7 @@ static unsigned int kc_floor_probes(void)
 static bool kc_refused_for_good(int ret)
 {
 	return ret != -ENOSPC && ret != -EBUSY && ret != -EAGAIN &&
-	       ret != -ENOMEM;
+	       ret != -ENOMEM && ret != -EEXIST;
 }
 
 /* Registration is slow: one at a time. True if one was registered. */
@@ -440,7 +440,7 @@ static bool kc_refill(unsigned int target)
 {
 	unsigned int reserve = kc_pool_reserve();
 	unsigned long addr, gen;
-	int ret = -EBUSY, picks;
+	int ret = -EEXIST, picks;
 	bool budgeted;
 
 	/* visits need no reserve */
@@ -459,7 +459,7 @@ static bool kc_refill(unsigned int target)
 			return false;
 		ret = kc_pool_add(addr, gen, kc_sites_remote(addr));
 		/* a pick that has a probe already costs no registration */
-		if (ret != -EBUSY)
+		if (ret != -EEXIST)
 			break;
 	}
 	if (!ret) {
@@ -467,6 +467,12 @@ static bool kc_refill(unsigned int target)
 		if (budgeted)
 			kc_pool_age_cold(msecs_to_jiffies(KC_RESERVE_LIFE_MS));
 		return true;
+	}
+	/* every pick had a probe already: nothing failed, nothing spent */
+	if (ret == -EEXIST) {
+		if (budgeted)
+			kc_register_ns += NSEC_PER_SEC;
+		return false;
 	}
 	kc_add_fail++;
 	if (kc_refused_for_good(ret))
@@ -490,6 +496,8 @@ static bool kc_visit_one(void)
 			return true;
 		if (ret == -ENOSPC)
 			return false;
+		if (ret == -EEXIST)
+			continue;
 		kc_add_fail++;
 		if (kc_refused_for_good(ret))
 			kc_sites_refuse(addr);
