@@ -268,6 +268,26 @@ static bool kc_watch_split_hazard(unsigned long addr, unsigned int size,
 }
 
 /*
+ * Non-zero while this CPU makes an access of the detector's own that a
+ * watch may see: its trap is no race. Reading a watched value counts: the
+ * pagefault_disable() of copy_from_kernel_nofault() writes the
+ * pagefault_disabled of the task it interrupts, which may be the stalled
+ * thread whose sample is watching it. A count, as an IPI nests in a read.
+ * Preemption off.
+ */
+static DEFINE_PER_CPU(int, kc_cpu_reading);
+
+static void kc_own_access_begin(void)
+{
+	this_cpu_inc(kc_cpu_reading);
+}
+
+static void kc_own_access_end(void)
+{
+	this_cpu_dec(kc_cpu_reading);
+}
+
+/*
  * A trap of a watch that sees reads only for the sake of the writes: a
  * write is one that changed the value since the last trap (or the arming).
  * A write of the value already there passes for a read.
@@ -286,8 +306,14 @@ NOKPROBE_SYMBOL(kc_split_value);
 static void kc_trap_note_value(struct kc_slot *slot, unsigned long addr)
 {
 	u64 v;
+	bool read;
 
-	if (kc_split_value(slot, addr, &v))
+	get_cpu();
+	kc_own_access_begin();
+	read = kc_split_value(slot, addr, &v);
+	kc_own_access_end();
+	put_cpu();
+	if (read)
 		atomic64_set(&slot->value_seen, v);
 }
 
@@ -299,9 +325,6 @@ static bool kc_trap_kept_value(struct kc_slot *slot)
 	       atomic64_xchg(&slot->value_seen, v) == v;
 }
 NOKPROBE_SYMBOL(kc_trap_kept_value);
-
-/* Set while this CPU reads a watched value: its own trap is no race. */
-static DEFINE_PER_CPU(int, kc_cpu_reading);
 
 /*
  * Debian 12's QEMU (7.2, multi-threaded TCG) runs a LOCK'd
@@ -326,10 +349,10 @@ static void kc_watch_retire_stale_hit(struct kc_slot *slot)
 {
 	if (!boot_cpu_has(X86_FEATURE_HYPERVISOR))
 		return;
-	this_cpu_write(kc_cpu_reading, 1);
+	kc_own_access_begin();
 	/* a return ends the translated block: QEMU acts before the reset */
 	kc_watch_store_beside(slot);
-	this_cpu_write(kc_cpu_reading, 0);
+	kc_own_access_end();
 }
 
 /* Runs with IRQs off on the CPU it updates. */
@@ -858,10 +881,10 @@ u64 kc_watch_read_value(unsigned long addr, unsigned int size)
 	u64 v = 0;
 
 	get_cpu();
-	this_cpu_write(kc_cpu_reading, 1);
+	kc_own_access_begin();
 	if (copy_from_kernel_nofault(&v, (void *)addr, size))
 		v = 0;
-	this_cpu_write(kc_cpu_reading, 0);
+	kc_own_access_end();
 	put_cpu();
 	return v;
 }
