@@ -214,6 +214,9 @@ static unsigned int kc_visited_next;
 static unsigned int kc_pool_cold_share = KC_COLD_UNKNOWN;
 /* hits on a probe already out of the text: a CPU that ran a stale int3 */
 static DEFINE_PER_CPU(unsigned long, kc_pool_stale_hits);
+/* hits carried out past the drawn passes: a copy with no writer to catch */
+static DEFINE_PER_CPU(unsigned long, kc_pool_own_passes);
+static DEFINE_PER_CPU(unsigned long, kc_pool_quiet_passes);
 
 /*
  * The pages that hold our probes' instruction slots (kprobes' insn cache:
@@ -2025,6 +2028,14 @@ static int kc_copy_owner(const struct kc_insn *insn, struct pt_regs *regs)
 }
 NOKPROBE_SYMBOL(kc_copy_owner);
 
+/* Why a hit is carried out without a sample, if it is. */
+enum kc_pass {
+	KC_PASS_NONE,
+	KC_PASS_DRAWN,
+	KC_PASS_OWN,		/* the hitting CPU's own copy, interrupts off */
+	KC_PASS_QUIET,		/* an idle CPU's copy */
+};
+
 /*
  * Whether this hit of @p is one to carry out; takes it from the count.
  * Past the drawn passes, a copy without a writer to catch is passed too.
@@ -2034,25 +2045,29 @@ NOKPROBE_SYMBOL(kc_copy_owner);
  * profile's guess, which lags a CPU that just woke), once per CPU at most:
  * a site whose every copy looks quiet is sampled all the same.
  */
-static bool kc_probe_passes_now(struct kc_probe *p, const struct kc_insn *insn,
-				struct pt_regs *regs)
+static enum kc_pass kc_probe_passes_now(struct kc_probe *p,
+					const struct kc_insn *insn,
+					struct pt_regs *regs)
 {
 	int owner;
 
 	if (atomic_dec_if_positive(&p->passes) >= 0)
-		return true;
+		return KC_PASS_DRAWN;
 	/* both bounds reached: no scan for the copy's owner */
 	if (atomic_read(&p->own_passes) >= KC_OWN_PASSES &&
 	    atomic_read(&p->quiet_passes) >= nr_cpu_ids)
-		return false;
+		return KC_PASS_NONE;
 	owner = kc_copy_owner(insn, regs);
 	if (owner < 0)
-		return false;
+		return KC_PASS_NONE;
 	if (owner == smp_processor_id() && !(regs->flags & X86_EFLAGS_IF))
-		return atomic_inc_return(&p->own_passes) <= KC_OWN_PASSES;
-	return atomic_read(&p->quiet_passes) < nr_cpu_ids &&
-	       kc_profile_cpu_idle(owner) &&
-	       atomic_inc_return(&p->quiet_passes) <= nr_cpu_ids;
+		return atomic_inc_return(&p->own_passes) <= KC_OWN_PASSES ?
+		       KC_PASS_OWN : KC_PASS_NONE;
+	if (atomic_read(&p->quiet_passes) < nr_cpu_ids &&
+	    kc_profile_cpu_idle(owner) &&
+	    atomic_inc_return(&p->quiet_passes) <= nr_cpu_ids)
+		return KC_PASS_QUIET;
+	return KC_PASS_NONE;
 }
 NOKPROBE_SYMBOL(kc_probe_passes_now);
 
@@ -2067,6 +2082,7 @@ bool kc_pool_pass(struct kprobe *kp, struct pt_regs *regs)
 {
 	struct kc_probe *p = container_of(kp, struct kc_probe, kp);
 	unsigned int gen = READ_ONCE(p->arm_gen);
+	enum kc_pass why;
 	struct kc_insn insn;
 
 	/* pairs with the arming's smp_wmb(): the fields before the state */
@@ -2078,10 +2094,16 @@ bool kc_pool_pass(struct kprobe *kp, struct pt_regs *regs)
 	/* the copy before the second look: a re-decode leaves ARMED first */
 	smp_rmb();
 	if (atomic_read(&p->state) != KC_PROBE_ARMED ||
-	    READ_ONCE(p->arm_gen) != gen || !kc_emulate_possible(&insn) ||
-	    !kc_probe_passes_now(p, &insn, regs) ||
+	    READ_ONCE(p->arm_gen) != gen || !kc_emulate_possible(&insn))
+		return false;
+	why = kc_probe_passes_now(p, &insn, regs);
+	if (why == KC_PASS_NONE ||
 	    !kc_emulate(&insn, (unsigned long)kp->addr, regs))
 		return false;
+	if (why == KC_PASS_OWN)
+		this_cpu_inc(kc_pool_own_passes);
+	else if (why == KC_PASS_QUIET)
+		this_cpu_inc(kc_pool_quiet_passes);
 	WRITE_ONCE(p->passed, true);
 	return true;
 }
@@ -2209,13 +2231,13 @@ static unsigned int kc_pool_mismatched(unsigned int *spent)
 	return n;
 }
 
-static unsigned long kc_pool_sum_stale(void)
+static unsigned long kc_pool_sum(unsigned long __percpu *count)
 {
 	unsigned long n = 0;
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		n += per_cpu(kc_pool_stale_hits, cpu);
+		n += *per_cpu_ptr(count, cpu);
 	return n;
 }
 
@@ -2250,7 +2272,7 @@ void kc_pool_stats(struct seq_file *m)
 		   kc_mean_us(kc_pool_enable_ns, kc_pool_enables),
 		   kc_mean_us(kc_pool_spent_wait_ns, kc_pool_spent_n),
 		   kc_mean_us(kc_pool_spent_life_ns, kc_pool_spent_n),
-		   kc_pool_sum_stale(), READ_ONCE(kc_pool_settles),
+		   kc_pool_sum(&kc_pool_stale_hits), READ_ONCE(kc_pool_settles),
 		   READ_ONCE(kc_pool_settles_unanswered),
 		   READ_ONCE(kc_pool_visits),
 		   kc_mean_us(kc_pool_visit_ns, kc_pool_visits),
@@ -2260,6 +2282,9 @@ void kc_pool_stats(struct seq_file *m)
 		   READ_ONCE(kc_pool_visits_withdrawn), kc_rescue_pulled(),
 		   kc_rescue_loops_broken(), kc_rescue_silent_rewrites(),
 		   kc_pool_end(), READ_ONCE(kc_pool_scrub_runs));
+	seq_printf(m, "hits_passed_own %lu\nhits_passed_quiet %lu\n",
+		   kc_pool_sum(&kc_pool_own_passes),
+		   kc_pool_sum(&kc_pool_quiet_passes));
 }
 
 void kc_pool_init(kprobe_pre_handler_t handler)
