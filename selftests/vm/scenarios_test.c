@@ -1102,8 +1102,8 @@ TEST_F_TIMEOUT(scenario, r27_remote_sites_that_ran_are_picked_again, 300)
  */
 TEST_F_TIMEOUT(scenario, r29_copies_without_a_writer_are_passed, 600)
 {
-	long counts[MAX_COPIES], own, quiet;
-	int cpus;
+	long counts[MAX_COPIES], own, quiet, others;
+	int cpus, cpu;
 
 	quiet = kc_stat("hits_passed_quiet");
 	ASSERT_LE(0, quiet) TH_LOG("no hits_passed_quiet: %s", stats_text());
@@ -1118,6 +1118,11 @@ TEST_F_TIMEOUT(scenario, r29_copies_without_a_writer_are_passed, 600)
 	EXPECT_EQ(0, counts[1]) TH_LOG("the summing CPU's own copy watched");
 	EXPECT_LT(own, kc_stat("hits_passed_own")) TH_LOG("%s", stats_text());
 	EXPECT_GT(counts[0], 0) TH_LOG("the adder's copy never watched");
+	for (others = 0, cpu = 2; cpu < cpus; cpu++)
+		others += counts[cpu];
+	TH_LOG("watches: CPU 0's %ld, the idle CPUs' %ld; passes: own %ld, quiet %ld",
+	       counts[0], others, kc_stat("hits_passed_own"),
+	       kc_stat("hits_passed_quiet"));
 }
 
 /*
