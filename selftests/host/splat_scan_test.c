@@ -53,8 +53,10 @@ static long scan(const char *log)
 	return strtol(last ? last + 1 : out, NULL, 10);
 }
 
+/* an empty line of the log: the timestamp's space before the newline */
+#define BLANK(t) "[" t "]\x20\n"
 #define HEAD "[  445.1] ==================================================================\n"
-#define TAIL "[  445.2] \n" \
+#define TAIL BLANK("  445.2") \
 	"[  445.2] Reported by kcollider on:\n" \
 	"[  445.2] CPU: 1 PID: 97 Comm: kc 6.1.0\n" \
 	"[  445.2] ==================================================================\n"
@@ -62,12 +64,12 @@ static long scan(const char *log)
 /* a thread of the detector sleeps on a timer: the kernel's race, no splat */
 static const char deep_caller[] = HEAD
 	"[  445.1] BUG: KCOLLIDER: data-race in __free_object / fill_pool\n"
-	"[  445.1] \n"
+	BLANK("  445.1")
 	"[  445.1] read to 0xffffffff83410a60 of 4 bytes by interrupt on cpu 3:\n"
 	"[  445.1]  fill_pool+0x5c/0x210\n"
 	"[  445.1]  debug_objects_fill_pool+0x2c/0x3d\n"
 	"[  445.1]  asm_sysvec_apic_timer_interrupt+0x16/0x20\n"
-	"[  445.1] \n"
+	BLANK("  445.1")
 	"[  445.1] write to 0xffffffff83410a60 of 4 bytes by task 97 on cpu 1:\n"
 	"[  445.1]  __free_object+0x1c0/0x34c\n"
 	"[  445.1]  free_object+0x5/0x64\n"
@@ -80,12 +82,12 @@ static const char deep_caller[] = HEAD
 /* the detector's read of a watched value, in its arming IPI */
 static const char own_read[] = HEAD
 	"[  139.6] BUG: KCOLLIDER: data-race in copy_from_kernel_nofault / do_get_write_access\n"
-	"[  139.6] \n"
+	BLANK("  139.6")
 	"[  139.6] read-write to 0xff3233bc41c5b518 of 4 bytes by interrupt on cpu 3:\n"
 	"[  139.6]  copy_from_kernel_nofault+0x35/0xe0\n"
 	"[  139.6]  kc_watch_apply_local+0x275/0x2a0 [kcollider]\n"
 	"[  139.6]  kc_watch_ipi+0xa/0x20 [kcollider]\n"
-	"[  139.6] \n"
+	BLANK("  139.6")
 	"[  139.6] read-write to 0xff3233bc41c5b518 of 4 bytes by task 176 on cpu 3:\n"
 	"[  139.6]  do_get_write_access+0x301/0x3b0 [jbd2]\n"
 	TAIL;
@@ -93,10 +95,10 @@ static const char own_read[] = HEAD
 /* the int3 handler's carried-out load, named as the racer itself */
 static const char own_frame[] = HEAD
 	"[   20.1] BUG: KCOLLIDER: data-race in kc_emul_read / kc_r29_add\n"
-	"[   20.1] \n"
+	BLANK("   20.1")
 	"[   20.1] read to 0xffff88800803b130 of 8 bytes by task 5 on cpu 1:\n"
 	"[   20.1]  kc_emul_read+0x10/0x40 [kcollider]\n"
-	"[   20.1] \n"
+	BLANK("   20.1")
 	"[   20.1] write to 0xffff88800803b130 of 8 bytes by task 6 on cpu 0:\n"
 	"[   20.1]  kc_r29_add+0x10/0x40 [kc_planted]\n"
 	TAIL;
