@@ -112,6 +112,8 @@ static const char * const kc_denied_names[] = {
 	"*kmem_obj_info*", "kmem_dump_obj", "*kfence*",
 	"exc_page_fault", "fixup_exception", "*search_exception*",
 	"mem*", "__mem*", "*strscpy*", "strlen", "strnlen",
+	/* the int3 path's checks of the sampled address */
+	"lookup_address*", "is_vmalloc_addr", "__virt_addr_valid",
 	/* MSRs, paravirt, idle: run where RCU may not watch */
 	"*msr*", "paravirt_*", "native_*", "*idle*", "*_cpu_relax*",
 	"mwait_*", "*halt*",

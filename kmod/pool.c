@@ -131,6 +131,8 @@ static u64 kc_pool_reg_ns;
 static unsigned long kc_pool_enables;
 static unsigned long kc_pool_direct_patches;
 static unsigned long kc_pool_kprobes_patches;
+/* direct armings given to kprobes for another tool's probe before them */
+static unsigned long kc_pool_direct_refused;
 static u64 kc_pool_enable_ns;
 /* from a first hit to the armer's retiring it, and to its being out */
 static unsigned long kc_pool_spent_n;
@@ -555,6 +557,33 @@ static void kc_probe_note_guard(struct kc_probe *p, u8 first)
 		       !kc_guard_has_detour(p, p->guard);
 }
 
+/*
+ * Another tool's kprobe close enough before @addr for its optimized jump
+ * to cover it. kprobes optimizes a probe when it is enabled, which need
+ * not be when it was prepared (kprobe_events registers disabled probes):
+ * it copies the bytes after its own, our int3 included, and writes them
+ * back when unoptimized, maybe after our probe went. Only a probe that
+ * kprobes sees enabled keeps a neighbour from being optimized. Ours are
+ * never optimized (kc_probe_post_none), so they are no such neighbour.
+ * Under text_mutex, which kprobes holds while it prepares a probe; one
+ * prepared but not yet listed meets the hooks of "Visits" below.
+ */
+static bool kc_foreign_kprobe_before(unsigned long addr)
+{
+	struct kprobe *kp;
+	bool found = false;
+	int k;
+
+	rcu_read_lock();
+	for (k = 1; k <= KC_GUARD_BEFORE && !found; k++) {
+		kp = kc_get_kprobe((void *)(addr - k));
+		found = kp && !(kp->pre_handler == kc_pool_handler &&
+				kp->post_handler == kc_probe_post_none);
+	}
+	rcu_read_unlock();
+	return found;
+}
+
 static bool kc_probe_direct_safe(struct kc_probe *p)
 {
 	u8 now[KC_GUARD_BEFORE + KC_INSN_MAX_LEN];
@@ -562,9 +591,15 @@ static bool kc_probe_direct_safe(struct kc_probe *p)
 
 	if (IS_ERR(w) || (w && !kprobe_disabled(w)))
 		return false;
-	return p->direct_ok && kprobe_disabled(&p->kp) &&
-	       kc_probe_read_guard(p, now) == p->guard_len &&
-	       !memcmp(now, p->guard, p->guard_len);
+	if (!p->direct_ok || !kprobe_disabled(&p->kp) ||
+	    kc_probe_read_guard(p, now) != p->guard_len ||
+	    memcmp(now, p->guard, p->guard_len))
+		return false;
+	if (kc_foreign_kprobe_before((unsigned long)p->kp.addr)) {
+		kc_pool_direct_refused++;
+		return false;
+	}
+	return true;
 }
 
 /*
@@ -2251,6 +2286,7 @@ void kc_pool_stats(struct seq_file *m)
 		   "probes_registered %u\nprobes_repoked %lu\n"
 		   "probes_dropped %lu\nprobes_scrubbed %lu\n"
 		   "patches_direct %lu\npatches_kprobes %lu\n"
+		   "patches_direct_refused %lu\n"
 		   "registrations %lu\nregister_us_mean %llu\n"
 		   "enable_us_mean %llu\n"
 		   "spent_wait_us_mean %llu\nspent_life_us_mean %llu\n"
@@ -2267,6 +2303,7 @@ void kc_pool_stats(struct seq_file *m)
 		   READ_ONCE(kc_pool_dropped), READ_ONCE(kc_pool_scrubs),
 		   READ_ONCE(kc_pool_direct_patches),
 		   READ_ONCE(kc_pool_kprobes_patches),
+		   READ_ONCE(kc_pool_direct_refused),
 		   READ_ONCE(kc_pool_regs),
 		   kc_mean_us(kc_pool_reg_ns, kc_pool_regs),
 		   kc_mean_us(kc_pool_enable_ns, kc_pool_enables),

@@ -439,7 +439,8 @@ TEST_F(engine, denied_functions_have_no_sites)
 	static const char * const denied[] = {
 		"try_to_wake_up", "queue_work_on", "irq_work_queue",
 		"hrtimer_start_range_ns", "vprintk_emit", "get_random_u32",
-		"smp_call_function_single_async", "__schedule", NULL,
+		"smp_call_function_single_async", "__schedule",
+		"lookup_address", "is_vmalloc_addr", "__virt_addr_valid", NULL,
 	};
 	/*
 	 * Only some builds have these out of line (KASAN's, the debug
@@ -561,15 +562,26 @@ TEST_F_TIMEOUT(engine, fired_breakpoints_are_retired, 120)
  * for ever with interrupts off (kprobes' retry of a removed breakpoint),
  * which no watchdog can end. The test's probes need no task names.
  */
-static int foreign_probe_add(unsigned long addr)
+/* Registered, disabled: kprobes prepares it, and optimizes it only later. */
+static int foreign_probe_register(unsigned long addr)
 {
 	char cmd[128];
 
 	kc_write_file(TRACING "/options/record-cmd", "0");
 	snprintf(cmd, sizeof(cmd), "p:%s 0x%lx", FOREIGN, addr);
-	if (kc_write_file(TRACING "/kprobe_events", cmd))
+	return kc_write_file(TRACING "/kprobe_events", cmd);
+}
+
+static int foreign_probe_enable(void)
+{
+	return kc_write_file(TRACING "/events/kprobes/" FOREIGN "/enable", "1");
+}
+
+static int foreign_probe_add(unsigned long addr)
+{
+	if (foreign_probe_register(addr))
 		return -1;
-	if (kc_write_file(TRACING "/events/kprobes/" FOREIGN "/enable", "1")) {
+	if (foreign_probe_enable()) {
 		kc_write_file(TRACING "/kprobe_events", "-:" FOREIGN);
 		return -1;
 	}
@@ -888,9 +900,70 @@ static int text_settled(unsigned long lo, unsigned long hi,
  * out first, and none is armed where an optimized probe's jump covers it.
  * Whatever the order, the module's text ends as it began.
  */
-static void foreign_optimized_neighbour(struct __test_metadata *_metadata,
-					bool *loaded, bool visits)
+/*
+ * Another tool's probe registered disabled next to a registered probe of
+ * ours, as kprobe_events does, and enabled while our int3 is in: kprobes
+ * optimizes it then, without preparing it again, so no hook of ours sees
+ * it. Ours is never written directly next to it, but through kprobes,
+ * which then keeps the neighbour unoptimized while ours is armed. Then
+ * the order that would leave an int3 with no handler: ours disarmed and
+ * unregistered, the neighbour unoptimized after.
+ */
+static void neighbour_enabled_later(struct __test_metadata *_metadata,
+				    bool *loaded, unsigned long site,
+				    unsigned long at, unsigned long lo,
+				    unsigned long hi,
+				    const unsigned char *pristine,
+				    unsigned char *text)
 {
+	long refused = kc_stat("patches_direct_refused");
+	unsigned char b = 0;
+	bool optimized;
+	int i;
+
+	ASSERT_LE(0, refused);
+	ASSERT_EQ(0, foreign_probe_register(at));
+	/* an arming of the site begun after the registration */
+	ASSERT_EQ(0, kernel_text_read(site, &b, 1));
+	for (i = 0; i < 30000 && b == 0xcc; i++) {
+		usleep(1000);
+		ASSERT_EQ(0, kernel_text_read(site, &b, 1));
+	}
+	ASSERT_NE(0xcc, b) TH_LOG("site %lx armed for 30 s", site);
+	for (i = 0; i < 30000 && b != 0xcc; i++) {
+		usleep(1000);
+		ASSERT_EQ(0, kernel_text_read(site, &b, 1));
+	}
+	ASSERT_EQ(0xcc, b) TH_LOG("site %lx not armed in 30 s", site);
+	ASSERT_LT(refused, kc_stat("patches_direct_refused"));
+	ASSERT_EQ(0, foreign_probe_enable());
+	optimized = kprobe_optimized(at, 1000);
+	TH_LOG("site %lx, foreign probe at %lx, optimized within 1 s: %s",
+	       site, at, optimized ? "yes" : "no");
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	ASSERT_EQ(0, kc_unload_module("kcollider"));
+	*loaded = false;
+	ASSERT_EQ(0, foreign_probe_del());
+	ASSERT_EQ(0, kprobes_listed());
+	i = text_settled(lo, hi, pristine, text);
+	ASSERT_NE(-2, i);
+	ASSERT_EQ(-1, i)
+		TH_LOG("byte at %lx (site %+ld, foreign probe %+ld): %02x, was %02x",
+		       lo + i, (long)(lo + i - site), (long)(lo + i - at),
+		       text[i], pristine[i]);
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+}
+
+enum neighbour_case {
+	NEIGHBOUR_OF_A_VISIT,
+	NEIGHBOUR_OF_A_DIRECT_PROBE,
+	NEIGHBOUR_ENABLED_LATER,
+};
+
+static void foreign_optimized_neighbour(struct __test_metadata *_metadata,
+					bool *loaded, enum neighbour_case what)
+{
+	bool visits = what == NEIGHBOUR_OF_A_VISIT;
 	static unsigned char pristine[KC_TEXT_MAX], text[KC_TEXT_MAX];
 	/* what an optimized probe's jump covers */
 	unsigned char window[5], now[5];
@@ -951,6 +1024,11 @@ static void foreign_optimized_neighbour(struct __test_metadata *_metadata,
 			break;
 		TH_LOG("%lx is a site of ours too", at);
 	}
+	if (what == NEIGHBOUR_ENABLED_LATER) {
+		neighbour_enabled_later(_metadata, loaded, site, at, lo, hi,
+					pristine, text);
+		return;
+	}
 	/* registered while our int3 is in: the hook takes it out first */
 	withdrawn = kc_stat("visits_withdrawn");
 	for (tries = 0, added = 0; tries < 30; tries++) {
@@ -1005,13 +1083,23 @@ static void foreign_optimized_neighbour(struct __test_metadata *_metadata,
 
 TEST_F_TIMEOUT(engine, foreign_optimized_kprobe_next_to_a_visit_leaves_no_int3, 300)
 {
-	foreign_optimized_neighbour(_metadata, &self->loaded, true);
+	foreign_optimized_neighbour(_metadata, &self->loaded,
+				    NEIGHBOUR_OF_A_VISIT);
 }
 
 TEST_F_TIMEOUT(engine, foreign_optimized_kprobe_next_to_a_direct_probe_leaves_no_int3,
 	       300)
 {
-	foreign_optimized_neighbour(_metadata, &self->loaded, false);
+	foreign_optimized_neighbour(_metadata, &self->loaded,
+				    NEIGHBOUR_OF_A_DIRECT_PROBE);
+}
+
+TEST_F_TIMEOUT(engine,
+	       foreign_kprobe_enabled_later_next_to_a_registered_probe_leaves_no_int3,
+	       300)
+{
+	foreign_optimized_neighbour(_metadata, &self->loaded,
+				    NEIGHBOUR_ENABLED_LATER);
 }
 
 /*
