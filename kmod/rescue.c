@@ -100,6 +100,13 @@ static int kc_rescue_hp_state;
 #define KC_LOOP_WATCH_ALWAYS	ULONG_MAX
 /* how long the loop self-test spins at most */
 #define KC_LOOP_TEST_MS		2000
+/*
+ * How long the silent self-test waits with interrupts off at most: the
+ * silence takes KC_SILENT_MS to be seen, and on a loaded host a vCPU may
+ * wait that long again to run the watchdog that writes. Well within the
+ * lockup detectors' ten seconds.
+ */
+#define KC_SILENT_TEST_MS	5000
 #define KC_LOOP_SITE_BITS	20
 
 /* jiffies loops are watched until; 0: not watched */
@@ -548,8 +555,9 @@ int kc_rescue_loop_selftest(void)
  * one looping on a stale int3 inside spin_lock_irqsave() does, until
  * another CPU's watchdog has written the recent sites for it: both of two
  * sites noted on one page, since a write drops only the translations
- * holding its bytes. 0, -EIO if that did not happen in time, -ENODEV on a
- * single CPU or without the slots.
+ * holding its bytes. 0; -EIO if rounds were written but not both sites;
+ * -ETIME if no watchdog wrote in time; -ENODEV on a single CPU or without
+ * the slots.
  */
 int kc_rescue_silent_selftest(void)
 {
@@ -564,18 +572,21 @@ int kc_rescue_silent_selftest(void)
 	WRITE_ONCE(kc_silent_test_written, 0);
 	kc_rescue_note_site(kc_silent_test_sites[0]);
 	kc_rescue_note_site(kc_silent_test_sites[1]);
-	kc_loop_watch_for(2 * KC_LOOP_TEST_MS);
+	kc_loop_watch_for(2 * KC_SILENT_TEST_MS);
 	/* a backoff left by an earlier silence would outlast the test */
 	WRITE_ONCE(kc_silent_next, 0);
 	WRITE_ONCE(kc_silent_backoff, 0);
 	local_irq_save(flags);
 	from = kc_rescue_silent_rewrites();
-	for (ms = 0; ms < KC_LOOP_TEST_MS && ret; ms++) {
+	for (ms = 0; ms < KC_SILENT_TEST_MS && ret; ms++) {
 		mdelay(1);
-		if (kc_rescue_silent_rewrites() != from &&
-		    READ_ONCE(kc_silent_test_written) == 3)
-			ret = 0;
+		if (kc_rescue_silent_rewrites() == from)
+			continue;
+		/* a round begun before the sites were noted may miss one */
+		ret = READ_ONCE(kc_silent_test_written) == 3 ? 0 : -EIO;
 	}
+	if (ret && kc_rescue_silent_rewrites() == from)
+		ret = -ETIME;
 	local_irq_restore(flags);
 	WRITE_ONCE(kc_silent_test_sites[0], 0);
 	WRITE_ONCE(kc_silent_test_sites[1], 0);

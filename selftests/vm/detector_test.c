@@ -822,4 +822,53 @@ TEST_F_TIMEOUT(own_load, probes_of_a_module_no_longer_targeted_go_with_it, 150)
 	ASSERT_EQ(0, kc_unload_module("kcollider"));
 }
 
+/* Pages of text the pool maps writable: one per registered probe. */
+static int text_aliases(void)
+{
+	char line[512];
+	int n = 0;
+	FILE *f = fopen("/proc/vmallocinfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, " kc_text_map+") != NULL;
+	fclose(f);
+	return n;
+}
+
+/*
+ * The same with sampling on: the targets change, and the module unloads
+ * while the keeper reaps what the change left. Neither its probes nor
+ * their aliases, writable mappings of its freed text, stay. No other
+ * target: every probe and alias left would be the module's.
+ */
+TEST_F_TIMEOUT(own_load, module_no_longer_targeted_unloaded_while_sampling,
+	       150)
+{
+	char on[16];
+
+	if (!kc_in_vm())
+		SKIP(return, "not inside the kcollider test VM");
+	ASSERT_EQ(0, kc_load_module(kc_module_path(), "visits=0"));
+	ASSERT_EQ(0, kc_load_module(planted_path(), NULL));
+	ASSERT_EQ(0, kc_write_attr("targets", "module:kc_planted"));
+	ASSERT_EQ(0, kc_enable());
+	ASSERT_GT(run_until_stat("r1", "fired", 1, 60), 0);
+	ASSERT_EQ(0, kc_write_attr("targets", "clear"));
+	TH_LOG("probes of kc_planted still registered: %s; text aliases %d",
+	       kprobes_list_mentions(" kc_planted") ? "yes" : "no",
+	       text_aliases());
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+	/* still sampling */
+	ASSERT_LT(0, kc_read_attr("enabled", on, sizeof(on)));
+	ASSERT_STREQ("1\n", on);
+	EXPECT_FALSE(kprobes_list_mentions("[GONE]"));
+	EXPECT_FALSE(kprobes_list_mentions(" kc_planted"));
+	ASSERT_EQ(0, kc_stat("probes_registered"));
+	ASSERT_EQ(0, text_aliases());
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	ASSERT_EQ(0, kc_unload_module("kcollider"));
+}
+
 TEST_HARNESS_MAIN
