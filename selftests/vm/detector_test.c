@@ -798,6 +798,19 @@ TEST_F_TIMEOUT(own_load, module_target_follows_load_and_unload, 150)
 }
 
 /*
+ * kcollider sampling kc_planted, one breakpoint fired. Registered probes
+ * only (no visits): kprobes' list shows what is left of them.
+ */
+static void sample_planted_with_registered_probes(struct __test_metadata *_metadata)
+{
+	ASSERT_EQ(0, kc_load_module(kc_module_path(), "visits=0"));
+	ASSERT_EQ(0, kc_load_module(planted_path(), NULL));
+	ASSERT_EQ(0, kc_write_attr("targets", "module:kc_planted"));
+	ASSERT_EQ(0, kc_enable());
+	ASSERT_GT(run_until_stat("r1", "fired", 1, 60), 0);
+}
+
+/*
  * Probes left in the pool by a targets change, sampling off, nobody to
  * reap them: when their module unloads they go with it, not stay
  * registered on its freed text.
@@ -806,12 +819,7 @@ TEST_F_TIMEOUT(own_load, probes_of_a_module_no_longer_targeted_go_with_it, 150)
 {
 	if (!kc_in_vm())
 		SKIP(return, "not inside the kcollider test VM");
-	/* registered probes: kprobes' list shows what is left of them */
-	ASSERT_EQ(0, kc_load_module(kc_module_path(), "visits=0"));
-	ASSERT_EQ(0, kc_load_module(planted_path(), NULL));
-	ASSERT_EQ(0, kc_write_attr("targets", "module:kc_planted"));
-	ASSERT_EQ(0, kc_enable());
-	ASSERT_GT(run_until_stat("r1", "fired", 1, 60), 0);
+	sample_planted_with_registered_probes(_metadata);
 	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
 	ASSERT_EQ(0, kc_write_attr("targets", "clear"));
 	/* the case this is about: idle probes still in the module */
@@ -850,11 +858,7 @@ TEST_F_TIMEOUT(own_load, module_no_longer_targeted_unloaded_while_sampling,
 
 	if (!kc_in_vm())
 		SKIP(return, "not inside the kcollider test VM");
-	ASSERT_EQ(0, kc_load_module(kc_module_path(), "visits=0"));
-	ASSERT_EQ(0, kc_load_module(planted_path(), NULL));
-	ASSERT_EQ(0, kc_write_attr("targets", "module:kc_planted"));
-	ASSERT_EQ(0, kc_enable());
-	ASSERT_GT(run_until_stat("r1", "fired", 1, 60), 0);
+	sample_planted_with_registered_probes(_metadata);
 	ASSERT_EQ(0, kc_write_attr("targets", "clear"));
 	TH_LOG("probes of kc_planted still registered: %s; text aliases %d",
 	       kprobes_list_mentions(" kc_planted") ? "yes" : "no",

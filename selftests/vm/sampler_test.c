@@ -891,15 +891,27 @@ static int text_settled(unsigned long lo, unsigned long hi,
 }
 
 /*
- * The coexistence case of another tool's optimized kprobe. Our int3 sits
- * in the text without kprobes knowing: a visit, or a registered probe of
- * ours armed directly (kprobes believes it disabled). Another tool's probe
- * prepared next to it (an optimized one copies the bytes after its own,
- * ours included, and writes them back when unoptimized) must find the
- * original bytes. Our hook on kprobes' preparation takes every such int3
- * out first, and none is armed where an optimized probe's jump covers it.
- * Whatever the order, the module's text ends as it began.
+ * Every probe gone, kcollider's and the foreign one: kc_planted's text
+ * [@lo, @hi) is @pristine again, once kprobes' optimizer is done.
  */
+static void text_ends_as_it_began(struct __test_metadata *_metadata,
+				  unsigned long site, unsigned long at,
+				  unsigned long lo, unsigned long hi,
+				  const unsigned char *pristine,
+				  unsigned char *text)
+{
+	int i;
+
+	ASSERT_EQ(0, kprobes_listed());
+	i = text_settled(lo, hi, pristine, text);
+	ASSERT_NE(-2, i);
+	ASSERT_EQ(-1, i)
+		TH_LOG("byte at %lx (site %+ld, foreign probe %+ld): %02x, was %02x",
+		       lo + i, (long)(lo + i - site), (long)(lo + i - at),
+		       text[i], pristine[i]);
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+}
+
 /*
  * Another tool's probe registered disabled next to a registered probe of
  * ours, as kprobe_events does, and enabled while our int3 is in: kprobes
@@ -944,14 +956,7 @@ static void neighbour_enabled_later(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, kc_unload_module("kcollider"));
 	*loaded = false;
 	ASSERT_EQ(0, foreign_probe_del());
-	ASSERT_EQ(0, kprobes_listed());
-	i = text_settled(lo, hi, pristine, text);
-	ASSERT_NE(-2, i);
-	ASSERT_EQ(-1, i)
-		TH_LOG("byte at %lx (site %+ld, foreign probe %+ld): %02x, was %02x",
-		       lo + i, (long)(lo + i - site), (long)(lo + i - at),
-		       text[i], pristine[i]);
-	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+	text_ends_as_it_began(_metadata, site, at, lo, hi, pristine, text);
 }
 
 enum neighbour_case {
@@ -960,6 +965,16 @@ enum neighbour_case {
 	NEIGHBOUR_ENABLED_LATER,
 };
 
+/*
+ * The coexistence case of another tool's optimized kprobe. Our int3 sits
+ * in the text without kprobes knowing: a visit, or a registered probe of
+ * ours armed directly (kprobes believes it disabled). Another tool's probe
+ * prepared next to it (an optimized one copies the bytes after its own,
+ * ours included, and writes them back when unoptimized) must find the
+ * original bytes. Our hook on kprobes' preparation takes every such int3
+ * out first, and none is armed where an optimized probe's jump covers it.
+ * Whatever the order, the module's text ends as it began.
+ */
 static void foreign_optimized_neighbour(struct __test_metadata *_metadata,
 					bool *loaded, enum neighbour_case what)
 {
@@ -1071,14 +1086,7 @@ static void foreign_optimized_neighbour(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
 	ASSERT_EQ(0, kc_unload_module("kcollider"));
 	*loaded = false;
-	ASSERT_EQ(0, kprobes_listed());
-	i = text_settled(lo, hi, pristine, text);
-	ASSERT_NE(-2, i);
-	ASSERT_EQ(-1, i)
-		TH_LOG("byte at %lx (site %+ld, foreign probe %+ld): %02x, was %02x",
-		       lo + i, (long)(lo + i - site), (long)(lo + i - at),
-		       text[i], pristine[i]);
-	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+	text_ends_as_it_began(_metadata, site, at, lo, hi, pristine, text);
 }
 
 TEST_F_TIMEOUT(engine, foreign_optimized_kprobe_next_to_a_visit_leaves_no_int3, 300)
