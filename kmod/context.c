@@ -25,6 +25,7 @@ void kc_ctx_sampling(unsigned int i, struct task_struct *task)
 {
 	WRITE_ONCE(kc_sampled_tasks[i], task);
 }
+NOKPROBE_SYMBOL(kc_ctx_sampling);
 
 bool kc_task_is_sampled(struct task_struct *task)
 {
@@ -35,6 +36,7 @@ bool kc_task_is_sampled(struct task_struct *task)
 			return true;
 	return false;
 }
+NOKPROBE_SYMBOL(kc_task_is_sampled);
 
 /* True when current serves softirqs; PREEMPT_RT counts them per task. */
 static bool kc_serving_softirq(unsigned long pc)
@@ -56,6 +58,7 @@ u8 kc_ctx_of(unsigned long pc)
 		return KC_CTX_SOFTIRQ;
 	return KC_CTX_TASK;
 }
+NOKPROBE_SYMBOL(kc_ctx_of);
 
 /* ORC from a register set: NMI-safe, no handler frames. */
 void kc_unwind_regs(struct pt_regs *regs, struct kc_side *a)
@@ -75,6 +78,7 @@ void kc_unwind_regs(struct pt_regs *regs, struct kc_side *a)
 		a->stack[a->nr_stack++] = addr;
 	}
 }
+NOKPROBE_SYMBOL(kc_unwind_regs);
 
 static unsigned long kc_int3_entry;
 
@@ -106,6 +110,7 @@ struct pt_regs *kc_racer_regs(struct pt_regs *regs,
 	fixed->ip = orig;
 	return fixed;
 }
+NOKPROBE_SYMBOL(kc_racer_regs);
 
 void kc_context_init(void)
 {

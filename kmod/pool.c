@@ -1989,6 +1989,7 @@ void kc_pool_condemn(struct kprobe *kp)
 {
 	WRITE_ONCE(container_of(kp, struct kc_probe, kp)->condemned, true);
 }
+NOKPROBE_SYMBOL(kc_pool_condemn);
 
 /* int3, on @kp's first hit: what its sample made of the address. */
 void kc_pool_verdict(struct kprobe *kp, u8 verdict)
@@ -2038,6 +2039,7 @@ bool kc_pool_took_out(struct kprobe *kp)
 {
 	return READ_ONCE(container_of(kp, struct kc_probe, kp)->out_ns);
 }
+NOKPROBE_SYMBOL(kc_pool_took_out);
 
 /*
  * The CPU whose copy @insn reads: per_cpu_ptr()'s offset is its base or
@@ -2174,6 +2176,7 @@ const struct kc_insn *kc_pool_take(struct kprobe *kp)
 	}
 	return NULL;
 }
+NOKPROBE_SYMBOL(kc_pool_take);
 
 /*
  * A racer single-stepping one of our probes traps inside the probe's
@@ -2199,6 +2202,7 @@ bool kc_pool_map_slot_ip(unsigned long ip, unsigned long *orig)
 	}
 	return false;
 }
+NOKPROBE_SYMBOL(kc_pool_map_slot_ip);
 
 /* Original bytes of code read from the text: our int3s replaced. */
 void kc_pool_patch_original(unsigned long start, u8 *code, size_t len)

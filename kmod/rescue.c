@@ -215,6 +215,7 @@ static bool kc_loop_rewrite(unsigned long addr, u8 old)
 	/* the slot showed the byte the text holds: it mapped the right page */
 	return same;
 }
+NOKPROBE_SYMBOL(kc_loop_rewrite);
 
 /* From this CPU's watchdog: is it looping on a stale int3? */
 static void kc_loop_check(void)

@@ -131,6 +131,7 @@ static struct kc_mark *kc_mark_claim(unsigned long addr, unsigned long sp,
 	}
 	return NULL;
 }
+NOKPROBE_SYMBOL(kc_mark_claim);
 
 static void kc_note_passed(unsigned long addr, unsigned int loop_waits)
 {
@@ -188,6 +189,7 @@ bool kc_stall_resume(unsigned long addr, unsigned long sp)
 	}
 	return false;
 }
+NOKPROBE_SYMBOL(kc_stall_resume);
 
 /* Marks whose probe was disarmed before the thread came back. */
 void kc_stall_expire_marks(void)
@@ -272,6 +274,7 @@ static bool kc_site_address(const struct kc_insn *insn, unsigned long ip,
 	*addr = ea;
 	return true;
 }
+NOKPROBE_SYMBOL(kc_site_address);
 
 static bool kc_addr_on_stack(unsigned long addr, unsigned long sp)
 {
@@ -317,6 +320,7 @@ static bool kc_watch_cover(unsigned long addr, unsigned int size,
 	}
 	return false;
 }
+NOKPROBE_SYMBOL(kc_watch_cover);
 
 /* -1 if the access can be watched, else why not (a kc_skip). */
 static int kc_addr_refused(unsigned long addr, unsigned int size,
@@ -570,6 +574,7 @@ skipped:
 	return skip == KC_SKIP_PERCPU_DENIED ? KC_STALL_DENIED :
 					       KC_STALL_SKIPPED;
 }
+NOKPROBE_SYMBOL(kc_stall_try);
 
 static bool kc_claim_flight(void)
 {
@@ -718,6 +723,8 @@ static unsigned int kc_window_us(bool sleep)
 }
 
 #define KC_REFRESH_US	500
+/* lengths by which an atomic window may overrun, timed by the clock */
+#define KC_ATOMIC_SLACK	3
 #define KC_ACK_POLL_US	50
 
 static u64 kc_now_us(void)
@@ -797,7 +804,16 @@ static void kc_wait_window(struct kc_window *w, bool sleep, unsigned int us)
 		}
 		return;
 	}
+	/*
+	 * Counted in steps, so that a step slower than a microsecond (TCG)
+	 * does not shorten the window; bounded by the clock too, as the
+	 * acknowledgement scan of a large machine slows every step.
+	 */
 	for (i = 0; i < us && !kc_watch_trapped(w->slot); i++) {
+		if (kc_now_us() >= end + KC_ATOMIC_SLACK * us) {
+			atomic_long_inc(&kc_stats.windows_cut_by_clock);
+			return;
+		}
 		udelay(1);
 		kc_window_check(w);
 	}

@@ -121,6 +121,7 @@ static void kc_dr_write(int n, unsigned long v)
 		this_cpu_write(((unsigned long __percpu *)
 				(void __percpu __force *)kc_cpu_debugreg)[n], v);
 }
+NOKPROBE_SYMBOL(kc_dr_write);
 
 /*
  * hw_breakpoint_restore() (exported) loads cpu_debugreg[0..3] and then
@@ -175,35 +176,41 @@ static unsigned long kc_slot_parked(struct kc_slot *slot)
 	return (unsigned long)&slot->placeholder[0];
 }
 
-/* A CPU brought up zeroes its registers: 0 is never ours. */
-static bool kc_dr_is_ours(struct kc_slot *slot, struct kc_watch_cpu *wc,
-			  unsigned long dr)
+static int kc_dr_holding_parked(struct kc_slot *slot)
 {
-	return dr && (dr == kc_slot_parked(slot) ||
-		      dr == wc->written[slot->index]);
+	int i;
+
+	for (i = 0; i < HBP_NUM; i++)
+		if (kc_dr_read(i) == kc_slot_parked(slot))
+			return i;
+	return -1;
 }
 
 /*
- * Which DRn perf gave this slot on this CPU; it can move, so re-check.
- * Perf installs our breakpoint with the parking address, so a search
- * looks for that only: another breakpoint on the address we watch (perf,
- * a debugger) holds the same value and is not ours to rewrite.
+ * Which DRn perf gave this slot on this CPU. It can move: a pinned event
+ * added on this CPU makes perf take every event out and put them back,
+ * ours first into the lowest free register, with the parking address, and
+ * the newcomer may land in the register ours had. So the register cached
+ * is ours when it parks on the placeholder, or when it holds what we
+ * wrote and no other register parks ours: another breakpoint on the
+ * address we watch (perf, a debugger) holds the same value and is not
+ * ours to rewrite.
  */
 static int kc_watch_find_drn(struct kc_slot *slot, struct kc_watch_cpu *wc)
 {
-	int i = wc->drn[slot->index];
+	int i = wc->drn[slot->index], parked;
+	unsigned long dr = i >= 0 ? kc_dr_read(i) : 0;
 
-	if (i >= 0 && kc_dr_is_ours(slot, wc, kc_dr_read(i)))
+	/* A CPU brought up zeroes its registers: 0 is never ours. */
+	if (dr && dr == kc_slot_parked(slot))
 		return i;
-	for (i = 0; i < HBP_NUM; i++) {
-		if (kc_dr_read(i) == kc_slot_parked(slot)) {
-			wc->drn[slot->index] = i;
-			return i;
-		}
-	}
-	wc->drn[slot->index] = -1;
-	return -1;
+	parked = kc_dr_holding_parked(slot);
+	if (parked < 0 && dr && dr == wc->written[slot->index])
+		return i;
+	wc->drn[slot->index] = parked;
+	return parked;
 }
+NOKPROBE_SYMBOL(kc_watch_find_drn);
 
 /*
  * Type and length live in DR7 and in perf's copy of it: change both, and
@@ -316,6 +323,7 @@ static void kc_trap_note_value(struct kc_slot *slot, unsigned long addr)
 	if (read)
 		atomic64_set(&slot->value_seen, v);
 }
+NOKPROBE_SYMBOL(kc_trap_note_value);
 
 static bool kc_trap_kept_value(struct kc_slot *slot)
 {
@@ -344,6 +352,7 @@ static noinline void kc_watch_store_beside(struct kc_slot *slot)
 {
 	WRITE_ONCE(slot->placeholder[1], 0);
 }
+NOKPROBE_SYMBOL(kc_watch_store_beside);
 
 static void kc_watch_retire_stale_hit(struct kc_slot *slot)
 {
@@ -406,6 +415,7 @@ ack:
 	/* the register write is done before the arming CPU counts us */
 	smp_store_release(&wc->acked[slot->index], seq);
 }
+NOKPROBE_SYMBOL(kc_watch_apply_local);
 
 static void kc_watch_ipi(void *info)
 {
@@ -762,11 +772,13 @@ struct kc_slot *kc_watch_claim(void)
 			return &kc_slots[i];
 	return NULL;
 }
+NOKPROBE_SYMBOL(kc_watch_claim);
 
 void kc_watch_release(struct kc_slot *slot)
 {
 	atomic_set_release(&slot->claimed, 0);
 }
+NOKPROBE_SYMBOL(kc_watch_release);
 
 /*
  * The idle self-test: a thread on another CPU waits, that CPU idles, a
@@ -1222,6 +1234,7 @@ static bool kc_addr_is_wb_ram(unsigned long addr)
 		return false;
 	return pfn_valid(pte_pfn(entry));
 }
+NOKPROBE_SYMBOL(kc_addr_is_wb_ram);
 
 /*
  * KASAN's inline check before each access reads the access's shadow
@@ -1235,6 +1248,7 @@ bool kc_addr_is_kasan_shadow(unsigned long addr)
 	return false;
 #endif
 }
+NOKPROBE_SYMBOL(kc_addr_is_kasan_shadow);
 
 /*
  * Only memory a data race can live in: the direct map (slab, pages,
@@ -1271,6 +1285,7 @@ int kc_addr_refusal(unsigned long addr, unsigned int size)
 		return -1;
 	return KC_SKIP_FORBIDDEN;
 }
+NOKPROBE_SYMBOL(kc_addr_refusal);
 
 static void kc_watch_scan_cpu(void *unused)
 {

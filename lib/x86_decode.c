@@ -16,6 +16,7 @@
  * mandatory prefix or ModRM.reg in ways a flat table states badly.
  */
 #include <kcollider/x86_decode.h>
+#include <kcollider/nokprobe.h>
 
 #include "x86_opcode_tables.h"
 
@@ -1105,6 +1106,7 @@ int kc_effective_address(const struct kc_insn *insn, unsigned int n,
 	*addr = ea;
 	return 0;
 }
+KC_NOKPROBE(kc_effective_address);
 
 bool kc_branch_target(const struct kc_insn *insn, u64 ip, u64 *target)
 {

@@ -12,6 +12,7 @@
  * with its fault handling.
  */
 #include <kcollider/x86_emulate.h>
+#include <kcollider/nokprobe.h>
 
 enum kc_emul {
 	KC_EMUL_NONE,
@@ -54,11 +55,13 @@ static enum kc_emul emul_kind(const struct kc_insn *insn)
 		return KC_EMUL_SIGN_EXTEND;
 	return KC_EMUL_NONE;
 }
+KC_NOKPROBE(emul_kind);
 
 bool kc_emulate_possible(const struct kc_insn *insn)
 {
 	return emul_kind(insn) != KC_EMUL_NONE;
 }
+KC_NOKPROBE(kc_emulate_possible);
 
 static u64 sign_extend(u64 val, unsigned int size)
 {
@@ -130,3 +133,4 @@ int kc_emulate_insn(const struct kc_insn *insn, const struct kc_regs *regs,
 	*result = insn->opsize == 4 ? (u32)val : val;
 	return 0;
 }
+KC_NOKPROBE(kc_emulate_insn);

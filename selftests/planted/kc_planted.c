@@ -2144,67 +2144,81 @@ DEFINE_SHOW_ATTRIBUTE(kc_drs);
  * Another user of the debug registers, as perf is: a wide hardware
  * breakpoint on R1's counter (write "1", and "0" to take it out), whose
  * hits count. Reading gives the count. A test runs it beside the detector,
- * which watches the same word, and checks both keep working.
+ * which watches the same word, and checks both keep working. A second one,
+ * the decoy, watches a word nothing writes: set before the detector loads,
+ * it holds the register below the detector's, and taking it out frees that
+ * register for perf to move the detector's into.
  */
-static struct perf_event * __percpu *kc_perf_bp;
-static atomic_long_t kc_perf_bp_hits;
-static DEFINE_MUTEX(kc_perf_bp_lock);
+struct kc_wide_bp {
+	struct perf_event * __percpu *events;
+	void *addr;
+	atomic_long_t hits;
+};
 
-static void kc_perf_bp_hit(struct perf_event *bp,
+static int kc_decoy_word;
+static struct kc_wide_bp kc_perf_bp = { .addr = &kc_r1_count };
+static struct kc_wide_bp kc_decoy_bp = { .addr = &kc_decoy_word };
+static DEFINE_MUTEX(kc_wide_bp_lock);
+
+static void kc_wide_bp_hit(struct perf_event *bp,
 			   struct perf_sample_data *data, struct pt_regs *regs)
 {
-	atomic_long_inc(&kc_perf_bp_hits);
+	struct kc_wide_bp *w = bp->overflow_handler_context;
+
+	atomic_long_inc(&w->hits);
 }
 
-static int kc_perf_bp_set(bool on)
+static int kc_wide_bp_set(struct kc_wide_bp *w, bool on)
 {
 	struct perf_event_attr attr;
 	int ret = 0;
 
-	mutex_lock(&kc_perf_bp_lock);
-	if (on && !kc_perf_bp) {
+	mutex_lock(&kc_wide_bp_lock);
+	if (on && !w->events) {
 		hw_breakpoint_init(&attr);
-		attr.bp_addr = (unsigned long)&kc_r1_count;
+		attr.bp_addr = (unsigned long)w->addr;
 		attr.bp_len = HW_BREAKPOINT_LEN_4;
 		attr.bp_type = HW_BREAKPOINT_W;
-		kc_perf_bp = register_wide_hw_breakpoint(&attr, kc_perf_bp_hit,
-							 NULL);
-		if (IS_ERR((void __force *)kc_perf_bp)) {
-			ret = PTR_ERR((void __force *)kc_perf_bp);
-			kc_perf_bp = NULL;
+		w->events = register_wide_hw_breakpoint(&attr, kc_wide_bp_hit,
+							w);
+		if (IS_ERR((void __force *)w->events)) {
+			ret = PTR_ERR((void __force *)w->events);
+			w->events = NULL;
 		}
-	} else if (!on && kc_perf_bp) {
-		unregister_wide_hw_breakpoint(kc_perf_bp);
-		kc_perf_bp = NULL;
+	} else if (!on && w->events) {
+		unregister_wide_hw_breakpoint(w->events);
+		w->events = NULL;
 	}
-	mutex_unlock(&kc_perf_bp_lock);
+	mutex_unlock(&kc_wide_bp_lock);
 	return ret;
 }
 
-static ssize_t kc_perf_bp_write(struct file *file, const char __user *buf,
+static ssize_t kc_wide_bp_write(struct file *file, const char __user *buf,
 				size_t count, loff_t *ppos)
 {
 	bool on;
 	int ret = kstrtobool_from_user(buf, count, &on);
 
 	if (!ret)
-		ret = kc_perf_bp_set(on);
+		ret = kc_wide_bp_set(file->private_data, on);
 	return ret ? ret : count;
 }
 
-static ssize_t kc_perf_bp_read(struct file *file, char __user *buf,
+static ssize_t kc_wide_bp_read(struct file *file, char __user *buf,
 			       size_t count, loff_t *ppos)
 {
+	struct kc_wide_bp *w = file->private_data;
 	char text[32];
 	int len = scnprintf(text, sizeof(text), "%ld\n",
-			    atomic_long_read(&kc_perf_bp_hits));
+			    atomic_long_read(&w->hits));
 
 	return simple_read_from_buffer(buf, count, ppos, text, len);
 }
 
-static const struct file_operations kc_perf_bp_fops = {
-	.write = kc_perf_bp_write,
-	.read = kc_perf_bp_read,
+static const struct file_operations kc_wide_bp_fops = {
+	.open = simple_open,
+	.write = kc_wide_bp_write,
+	.read = kc_wide_bp_read,
 };
 
 /*
@@ -2289,7 +2303,10 @@ static int __init kc_planted_init(void)
 	debugfs_create_file("run", 0200, kc_dir, NULL, &kc_run_fops);
 	debugfs_create_file("facts", 0400, kc_dir, NULL, &kc_facts_fops);
 	debugfs_create_file("debugregs", 0400, kc_dir, NULL, &kc_drs_fops);
-	debugfs_create_file("perf_bp", 0600, kc_dir, NULL, &kc_perf_bp_fops);
+	debugfs_create_file("perf_bp", 0600, kc_dir, &kc_perf_bp,
+			    &kc_wide_bp_fops);
+	debugfs_create_file("decoy_bp", 0600, kc_dir, &kc_decoy_bp,
+			    &kc_wide_bp_fops);
 	debugfs_create_file("rcu_barrier", 0200, kc_dir, NULL,
 			    &kc_rcu_barrier_fops);
 	return 0;
@@ -2320,7 +2337,8 @@ free_r7:
 static void __exit kc_planted_exit(void)
 {
 	debugfs_remove_recursive(kc_dir);
-	kc_perf_bp_set(false);
+	kc_wide_bp_set(&kc_perf_bp, false);
+	kc_wide_bp_set(&kc_decoy_bp, false);
 	hrtimer_cancel(&kc_r5_timer);
 	hrtimer_cancel(&kc_r6_timer);
 	hrtimer_cancel(&kc_r17_timer);

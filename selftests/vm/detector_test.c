@@ -367,6 +367,97 @@ TEST_F_TIMEOUT(planted, perf_breakpoint_on_the_watched_word_keeps_working, 150)
 	ASSERT_EQ(0, kc_write_file(PERF_BP, "0"));
 }
 
+#define DECOY_BP	"/sys/kernel/debug/kc_planted/decoy_bp"
+
+static void *run_r1_4s(void *unused)
+{
+	run_scenario("r1", 4000);
+	return NULL;
+}
+
+/* Polls until every CPU watches @addr (a window is open), for @ms. */
+static bool window_seen_open(unsigned long addr, int ms)
+{
+	char why[256];
+	int t;
+
+	for (t = 0; t < ms; t++) {
+		if (every_cpu_watches(addr, why, sizeof(why)))
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+/* One slot, loaded above the decoy's register, sampling R1 slowly. */
+static int load_above_the_decoy(void)
+{
+	int ret = kc_unload_module("kcollider");
+
+	ret = ret ?: kc_write_file(PERF_BP, "0");
+	ret = ret ?: kc_write_file(DECOY_BP, "1");
+	ret = ret ?: kc_load_module(kc_module_path(), "watch_slots=1");
+	ret = ret ?: kc_write_attr("targets",
+				   "kc_planted:kc_r1_inc,kc_planted:kc_r1_dec");
+	ret = ret ?: kc_write_attr("window_sleep_us", "100000");
+	ret = ret ?: kc_write_attr("stall_share_permille", "1000");
+	return ret ?: kc_enable();
+}
+
+/*
+ * perf moves the detector's register in the middle of a window. A decoy
+ * breakpoint holds the register below the detector's single slot; while a
+ * window on R1's counter is open (every CPU holds the counter, and nothing
+ * but the detector watches it yet), the decoy goes and a breakpoint on
+ * that very counter comes. perf puts the detector's event back first, in
+ * the register the decoy freed, and the newcomer in the one the detector
+ * held, which holds the watched address: the window must find its own
+ * register where perf moved it (dr_repaired counts it put back there) and
+ * leave the newcomer's alone. A window may close before the swap lands,
+ * so up to five tries, each with the detector loaded anew.
+ */
+TEST_F_TIMEOUT(planted, perf_moving_the_register_midwindow_keeps_its_breakpoint,
+	       300)
+{
+	long repaired = 0, hits;
+	char val[64], why[256];
+	unsigned long addr;
+	pthread_t thread;
+	int tries;
+
+	ASSERT_TRUE(planted_fact("r1_count", val, sizeof(val)));
+	addr = strtoul(val, NULL, 16);
+	for (tries = 0; tries < 5 && !repaired; tries++) {
+		bool open;
+
+		self->loaded = false;
+		ASSERT_EQ(0, load_above_the_decoy()) TH_LOG("%s",
+							    strerror(errno));
+		self->loaded = true;
+		ASSERT_EQ(0, pthread_create(&thread, NULL, run_r1_4s, NULL));
+		open = window_seen_open(addr, 3000);
+		repaired = kc_stat("dr_repaired");
+		ASSERT_EQ(0, kc_write_file(DECOY_BP, "0"));
+		ASSERT_EQ(0, kc_write_file(PERF_BP, "1"));
+		usleep(300000);
+		ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+		repaired = open ? kc_stat("dr_repaired") - repaired : 0;
+		pthread_join(thread, NULL);
+		ASSERT_TRUE(every_cpu_watches(addr, why, sizeof(why)))
+			TH_LOG("try %d: the newcomer's register: %s", tries,
+			       why);
+	}
+	ASSERT_GT(repaired, 0)
+		TH_LOG("no window open when perf moved the register, %d tries",
+		       tries);
+	TH_LOG("moved in a window on try %d: %ld watch(es) put back", tries,
+	       repaired);
+	hits = perf_bp_hits();
+	ASSERT_EQ(0, run_scenario("r1", 300));
+	ASSERT_LT(hits, perf_bp_hits());
+	ASSERT_EQ(0, kc_write_file(PERF_BP, "0"));
+}
+
 static void *run_r1_5s(void *unused)
 {
 	run_scenario("r1", 5000);
