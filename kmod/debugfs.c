@@ -180,8 +180,7 @@ static int kc_stats_show(struct seq_file *m, void *v)
 		   "dr_repaired %ld\nlate_traps %ld\n"
 		   "watch_splits_rmw %d\nsplit_read_traps %ld\n"
 		   "traps_awaited %ld\nracer_outside %ld\n"
-		   "racers_stepping %ld\nracers_carried %ld\n"
-		   "windows_cut_by_clock %ld\n",
+		   "racers_stepping %ld\nracers_carried %ld\n",
 		   atomic_long_read(&s->samples),
 		   atomic_long_read(&s->stall_us),
 		   atomic_long_read(&s->stall_queued_us),
@@ -205,8 +204,7 @@ static int kc_stats_show(struct seq_file *m, void *v)
 		   atomic_long_read(&s->traps_awaited),
 		   atomic_long_read(&s->racer_outside),
 		   atomic_long_read(&s->racers_stepping),
-		   atomic_long_read(&s->racers_carried),
-		   atomic_long_read(&s->windows_cut_by_clock));
+		   atomic_long_read(&s->racers_carried));
 	kc_filters_stats(m);
 	for (i = 0; i < KC_NR_SKIPS; i++)
 		seq_printf(m, "skipped_%s %ld\n", kc_skip_names[i],
