@@ -5,8 +5,8 @@
  * writes to KCSAN's control file ("on", "off") plus target specs; "stats",
  * the counters; "arm_latency_ns" and "visited", for the benchmarks;
  * "watched", the ranges recently watched, and "rescue_selftest",
- * "loop_selftest", "silent_selftest", "cpusync_selftest" and
- * "idle_selftest", for the tests.
+ * "loop_selftest", "silent_selftest", "cpusync_selftest",
+ * "idle_selftest" and "ackscan_selftest", for the tests.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -250,6 +250,8 @@ int kc_debugfs_init(void)
 			    kc_cpusync_selftest, &kc_selftest_fops);
 	debugfs_create_file("idle_selftest", 0400, kc_debugfs_dir,
 			    kc_watch_idle_selftest, &kc_selftest_fops);
+	debugfs_create_file("ackscan_selftest", 0400, kc_debugfs_dir,
+			    kc_watch_ackscan_selftest, &kc_selftest_fops);
 	return 0;
 }
 

@@ -51,6 +51,14 @@ struct kc_slot {
 	/* the owner's: when the watch was published, and latency recorded */
 	u64 armed_ns;
 	bool latency_noted;
+	/*
+	 * The owner's acknowledgement scan of state scan_seq: every online
+	 * CPU below scan_cpu was seen watching, and checks counts the CPUs
+	 * it examined.
+	 */
+	unsigned int scan_seq;
+	int scan_cpu;
+	unsigned long scan_checks;
 	atomic_t claimed;
 	atomic_t open;			/* traps accepted */
 	atomic_t nr_traps;
@@ -185,6 +193,7 @@ static int kc_dr_holding_parked(struct kc_slot *slot)
 			return i;
 	return -1;
 }
+NOKPROBE_SYMBOL(kc_dr_holding_parked);
 
 /*
  * Which DRn perf gave this slot on this CPU. It can move: a pinned event
@@ -503,25 +512,31 @@ static bool kc_watch_cpu_idle(int cpu)
 }
 
 /*
- * On how many CPUs state @seq of @slot is in a debug register, or (with
+ * Whether state @seq of @slot is in a debug register of @cpu, or (with
  * @idle_joins) is sure to be before the CPU runs a task.
  */
+static bool kc_watch_cpu_joined(struct kc_slot *slot, unsigned int seq,
+				int cpu, bool idle_joins)
+{
+	struct kc_watch_cpu *wc = per_cpu_ptr(&kc_watch_cpu, cpu);
+
+	/* pairs with the ack in kc_watch_apply_local() */
+	if (smp_load_acquire(&wc->acked[slot->index]) == seq &&
+	    READ_ONCE(wc->holds[slot->index]))
+		return true;
+	return idle_joins && kc_watch_cpu_idle(cpu);
+}
+
+/* On how many CPUs state @seq of @slot holds: a scan of them all. */
 static unsigned int kc_watch_count_acked(struct kc_slot *slot,
 					 unsigned int seq, bool idle_joins)
 {
 	unsigned int done = 0;
 	int cpu;
 
-	for_each_online_cpu(cpu) {
-		struct kc_watch_cpu *wc = per_cpu_ptr(&kc_watch_cpu, cpu);
-
-		/* pairs with the ack in kc_watch_apply_local() */
-		if (smp_load_acquire(&wc->acked[slot->index]) == seq &&
-		    READ_ONCE(wc->holds[slot->index]))
+	for_each_online_cpu(cpu)
+		if (kc_watch_cpu_joined(slot, seq, cpu, idle_joins))
 			done++;
-		else if (idle_joins && kc_watch_cpu_idle(cpu))
-			done++;
-	}
 	return done;
 }
 
@@ -532,14 +547,41 @@ unsigned int kc_watch_holding(struct kc_slot *slot)
 }
 
 /*
+ * A window that must not sleep polls for the acknowledgements every
+ * microsecond, preemption off: a scan of every CPU at each poll would make
+ * a window on a large machine last many times its length whenever one CPU
+ * is late. The scan goes on from the CPU it stopped at, a few CPUs a poll:
+ * a CPU once seen watching keeps the state until the slot is published
+ * again (an idle one takes the IPI before it runs a task), so the window
+ * examines each CPU once, and the late one once a poll.
+ */
+#define KC_ACK_SCAN_BATCH	16
+
+static bool kc_watch_scan_acks(struct kc_slot *slot, unsigned int seq)
+{
+	unsigned int n;
+
+	if (slot->scan_seq != seq) {
+		slot->scan_seq = seq;
+		slot->scan_cpu = cpumask_first(cpu_online_mask);
+	}
+	for (n = 0; n < KC_ACK_SCAN_BATCH && slot->scan_cpu < nr_cpu_ids; n++) {
+		slot->scan_checks++;
+		if (!kc_watch_cpu_joined(slot, seq, slot->scan_cpu, true))
+			return false;
+		slot->scan_cpu = cpumask_next(slot->scan_cpu, cpu_online_mask);
+	}
+	return slot->scan_cpu >= nr_cpu_ids;
+}
+
+/*
  * Whether the open window now watches on every online CPU, an idle one
  * counting as watching: arming IPIs that missed kc_watch_arm()'s deadline
  * (a vCPU descheduled by the host) still land during the window.
  */
 bool kc_watch_complete(struct kc_slot *slot)
 {
-	if (kc_watch_count_acked(slot, READ_ONCE(slot->seq), true) <
-	    num_online_cpus())
+	if (!kc_watch_scan_acks(slot, READ_ONCE(slot->seq)))
 		return false;
 	kc_watch_note_latency(slot);
 	return true;
@@ -569,31 +611,31 @@ static void kc_watch_post(struct kc_slot *slot)
 /* Apply the slot's state everywhere; returns on how many CPUs it took. */
 static unsigned int kc_watch_propagate(struct kc_slot *slot)
 {
-	unsigned int seq = slot->seq, done = 0, timeout, spins;
-	int this_cpu;
+	unsigned int seq = slot->seq, timeout, spins;
+	bool complete = false;
 	u64 start, deadline;
 
-	this_cpu = get_cpu();
 	/*
 	 * Not local_clock(): with an unstable TSC (QEMU TCG) it is clamped to
 	 * the last tick, and with IRQs off there is no next tick: the wait
 	 * would never end. The fast monotonic clock reads the clocksource.
 	 */
 	start = ktime_get_mono_fast_ns();
-	kc_watch_send(slot, this_cpu);
+	kc_watch_send(slot, get_cpu());
 	timeout = READ_ONCE(kc_settings.arm_timeout_us);
 	deadline = start + (u64)timeout * NSEC_PER_USEC;
 	/* bounded twice: by the clock, and by counting microsecond delays */
 	for (spins = 0; spins <= timeout; spins++) {
-		done = kc_watch_count_acked(slot, seq, true);
-		if (done >= num_online_cpus() || ktime_get_mono_fast_ns() > deadline)
+		complete = kc_watch_scan_acks(slot, seq);
+		if (complete || ktime_get_mono_fast_ns() > deadline)
 			break;
 		udelay(1);
 	}
 	put_cpu();
-	if (done >= num_online_cpus())
-		kc_watch_note_latency(slot);
-	return done;
+	if (!complete)
+		return kc_watch_count_acked(slot, seq, true);
+	kc_watch_note_latency(slot);
+	return num_online_cpus();
 }
 
 /* Debugfs: the recorded arm latencies, one per line, oldest first. */
@@ -692,6 +734,8 @@ unsigned int kc_watch_arm(struct kc_slot *slot, unsigned long addr,
 	atomic_set(&slot->traps_mixed, 0);
 	slot->armed_ns = ktime_get_mono_fast_ns();
 	slot->latency_noted = false;
+	slot->scan_seq = KC_SEQ_NONE;
+	slot->scan_checks = 0;
 	kc_watch_note_range(addr, size);
 	slot->reads_unwanted = reads_unwanted;
 	if (reads_unwanted) {
@@ -886,6 +930,152 @@ int kc_watch_idle_selftest(void)
 	kc_watch_release(slot);
 	kfree(t);
 	return ret;
+}
+
+/*
+ * The acknowledgement scan's self-test: a thread on another CPU keeps its
+ * interrupts off, so that CPU neither takes the arming IPI nor counts as
+ * idle. While it is held, polling the watch must not find it complete
+ * and must examine each CPU once and the held one once a poll, not every
+ * CPU a poll; let go, the CPU takes the IPI and the watch completes.
+ */
+#define KC_ACKSCAN_HOLD_MS	500
+#define KC_ACKSCAN_POLLS	200
+#define KC_ACKSCAN_TRIES	5
+
+enum kc_ackscan_state {
+	KC_ACKSCAN_ASKED,
+	KC_ACKSCAN_HOLDING,
+	KC_ACKSCAN_LET_GO,
+	KC_ACKSCAN_DONE,
+};
+
+struct kc_ackscan_test {
+	atomic_t state;
+	unsigned long word;
+};
+
+static int kc_ackscan_holder(void *arg)
+{
+	struct kc_ackscan_test *t = arg;
+	u64 end = ktime_get_mono_fast_ns() + KC_ACKSCAN_HOLD_MS * NSEC_PER_MSEC;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	if (atomic_cmpxchg(&t->state, KC_ACKSCAN_ASKED,
+			   KC_ACKSCAN_HOLDING) == KC_ACKSCAN_ASKED)
+		while (atomic_read(&t->state) == KC_ACKSCAN_HOLDING &&
+		       ktime_get_mono_fast_ns() < end)
+			cpu_relax();
+	local_irq_restore(flags);
+	atomic_set(&t->state, KC_ACKSCAN_DONE);
+	return 0;
+}
+
+/* The holder is told to let go, or not to hold if it has not started. */
+static void kc_ackscan_let_go(struct kc_ackscan_test *t)
+{
+	int seen = atomic_read(&t->state);
+
+	while (seen < KC_ACKSCAN_LET_GO &&
+	       !atomic_try_cmpxchg(&t->state, &seen, KC_ACKSCAN_LET_GO))
+		;
+}
+
+static bool kc_ackscan_wait_state(struct kc_ackscan_test *t, int state)
+{
+	u64 end = ktime_get_mono_fast_ns() + KC_ACKSCAN_HOLD_MS * NSEC_PER_MSEC;
+
+	while (atomic_read(&t->state) != state &&
+	       ktime_get_mono_fast_ns() < end)
+		usleep_range(100, 200);
+	return atomic_read(&t->state) == state;
+}
+
+/* Polls while the other CPU is held: 0, or -EPROTO or -EIO as above. */
+static int kc_ackscan_poll_held(struct kc_slot *slot, struct kc_ackscan_test *t)
+{
+	unsigned int i;
+	bool complete = false;
+
+	kc_watch_arm(slot, (unsigned long)&t->word, sizeof(t->word), false,
+		     false);
+	for (i = 0; i < KC_ACKSCAN_POLLS && !complete; i++) {
+		complete = kc_watch_complete(slot);
+		udelay(1);
+	}
+	if (atomic_read(&t->state) != KC_ACKSCAN_HOLDING)
+		return -EAGAIN;
+	if (complete)
+		return -EPROTO;
+	if (slot->scan_checks > num_online_cpus() + KC_ACKSCAN_POLLS)
+		return -EIO;
+	return 0;
+}
+
+static int kc_ackscan_test_once(struct kc_slot *slot, struct kc_ackscan_test *t,
+				int cpu)
+{
+	struct task_struct *holder;
+	u64 end;
+	int ret = -EAGAIN;
+
+	atomic_set(&t->state, KC_ACKSCAN_ASKED);
+	holder = kthread_create(kc_ackscan_holder, t, "kc_ackscan_test");
+	if (IS_ERR(holder))
+		return PTR_ERR(holder);
+	kthread_bind(holder, cpu);
+	get_task_struct(holder);
+	wake_up_process(holder);
+	if (kc_ackscan_wait_state(t, KC_ACKSCAN_HOLDING)) {
+		ret = kc_ackscan_poll_held(slot, t);
+		kc_ackscan_let_go(t);
+		end = ktime_get_mono_fast_ns() +
+		      KC_ACKSCAN_HOLD_MS * NSEC_PER_MSEC;
+		while (ret == 0 && !kc_watch_complete(slot)) {
+			if (ktime_get_mono_fast_ns() > end) {
+				ret = -ETIMEDOUT;
+				break;
+			}
+			usleep_range(100, 200);
+		}
+		kc_watch_disarm(slot);
+	}
+	kc_ackscan_let_go(t);
+	kthread_stop(holder);
+	put_task_struct(holder);
+	return ret;
+}
+
+/*
+ * From process context: 0; -EPROTO if the watch was complete with a CPU
+ * that cannot have taken it, -EIO if the polls examined every CPU each
+ * time, -ETIMEDOUT if it never completed once the CPU was let go.
+ */
+int kc_watch_ackscan_selftest(void)
+{
+	struct kc_ackscan_test *t;
+	struct kc_slot *slot;
+	int cpu, i, ret = -EAGAIN;
+
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	slot = kc_watch_claim();
+	if (!slot) {
+		kfree(t);
+		return -EBUSY;
+	}
+	/* the poller must stay off the CPU it holds */
+	migrate_disable();
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	for (i = 0; i < KC_ACKSCAN_TRIES && ret == -EAGAIN &&
+	     cpu < nr_cpu_ids; i++)
+		ret = kc_ackscan_test_once(slot, t, cpu);
+	migrate_enable();
+	kc_watch_release(slot);
+	kfree(t);
+	return cpu < nr_cpu_ids ? ret : -ENODEV;
 }
 
 u64 kc_watch_read_value(unsigned long addr, unsigned int size)

@@ -691,6 +691,20 @@ TEST_F_TIMEOUT(planted, write_of_a_thread_woken_on_an_idle_cpu_traps, 120)
 	passes_on_every_cpu(_metadata, IDLE_SELFTEST);
 }
 
+#define ACKSCAN_SELFTEST	"/sys/kernel/debug/kcollider/ackscan_selftest"
+
+/*
+ * A window that must not sleep polls for the arming's acknowledgements.
+ * With another CPU's interrupts held off, the polls must not find the
+ * watch complete ("failed -71"), and must examine that CPU once a poll,
+ * not every CPU a poll ("failed -5"); let go, it completes ("failed
+ * -110" if not); from every CPU.
+ */
+TEST_F_TIMEOUT(planted, acknowledgement_polls_examine_the_late_cpu_only, 120)
+{
+	passes_on_every_cpu(_metadata, ACKSCAN_SELFTEST);
+}
+
 /* ---- sysfs validation: garbage is -EINVAL and changes nothing ---- */
 
 struct knob {
