@@ -825,6 +825,38 @@ void kc_watch_release(struct kc_slot *slot)
 NOKPROBE_SYMBOL(kc_watch_release);
 
 /*
+ * A self-test's tries, each on a CPU other than the caller's, for as long
+ * as a try could not make its setting (-EAGAIN). The caller stays on its
+ * CPU so that the other one stays other: its thread is the one the test
+ * holds or lets idle.
+ */
+static int kc_watch_selftest_run(size_t size, int tries,
+				 int (*once)(struct kc_slot *slot, void *arg,
+					     int cpu))
+{
+	struct kc_slot *slot;
+	int cpu, i, ret = -EAGAIN;
+	void *arg;
+
+	arg = kzalloc(size, GFP_KERNEL);
+	if (!arg)
+		return -ENOMEM;
+	slot = kc_watch_claim();
+	if (!slot) {
+		kfree(arg);
+		return -EBUSY;
+	}
+	migrate_disable();
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	for (i = 0; i < tries && ret == -EAGAIN && cpu < nr_cpu_ids; i++)
+		ret = once(slot, arg, cpu);
+	migrate_enable();
+	kc_watch_release(slot);
+	kfree(arg);
+	return cpu < nr_cpu_ids ? ret : -ENODEV;
+}
+
+/*
  * The idle self-test: a thread on another CPU waits, that CPU idles, a
  * watch is armed without waiting for it, and the thread, woken, writes
  * the watched word. Its write must trap: the arming IPI lands before the
@@ -871,9 +903,9 @@ static bool kc_idle_test_wait_idle(struct kc_idle_test *t, int cpu)
  * could not be made (@cpu never idle, a busy CPU never acknowledged),
  * -EIO when the write went uncaught.
  */
-static int kc_idle_test_once(struct kc_slot *slot, struct kc_idle_test *t,
-			     int cpu)
+static int kc_idle_test_once(struct kc_slot *slot, void *arg, int cpu)
 {
+	struct kc_idle_test *t = arg;
 	unsigned long before = t->word;
 	struct task_struct *writer;
 	unsigned int armed;
@@ -910,26 +942,8 @@ static int kc_idle_test_once(struct kc_slot *slot, struct kc_idle_test *t,
 /* From process context: 0, or why the write went uncaught (-EIO). */
 int kc_watch_idle_selftest(void)
 {
-	struct kc_idle_test *t;
-	struct kc_slot *slot;
-	int cpu, i, ret = -EAGAIN;
-
-	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
-	if (cpu >= nr_cpu_ids)
-		return -ENODEV;
-	t = kzalloc(sizeof(*t), GFP_KERNEL);
-	if (!t)
-		return -ENOMEM;
-	slot = kc_watch_claim();
-	if (!slot) {
-		kfree(t);
-		return -EBUSY;
-	}
-	for (i = 0; i < KC_IDLE_TEST_TRIES && ret == -EAGAIN; i++)
-		ret = kc_idle_test_once(slot, t, cpu);
-	kc_watch_release(slot);
-	kfree(t);
-	return ret;
+	return kc_watch_selftest_run(sizeof(struct kc_idle_test),
+				     KC_IDLE_TEST_TRIES, kc_idle_test_once);
 }
 
 /*
@@ -1013,9 +1027,9 @@ static int kc_ackscan_poll_held(struct kc_slot *slot, struct kc_ackscan_test *t)
 	return 0;
 }
 
-static int kc_ackscan_test_once(struct kc_slot *slot, struct kc_ackscan_test *t,
-				int cpu)
+static int kc_ackscan_test_once(struct kc_slot *slot, void *arg, int cpu)
 {
+	struct kc_ackscan_test *t = arg;
 	struct task_struct *holder;
 	u64 end;
 	int ret = -EAGAIN;
@@ -1054,28 +1068,8 @@ static int kc_ackscan_test_once(struct kc_slot *slot, struct kc_ackscan_test *t,
  */
 int kc_watch_ackscan_selftest(void)
 {
-	struct kc_ackscan_test *t;
-	struct kc_slot *slot;
-	int cpu, i, ret = -EAGAIN;
-
-	t = kzalloc(sizeof(*t), GFP_KERNEL);
-	if (!t)
-		return -ENOMEM;
-	slot = kc_watch_claim();
-	if (!slot) {
-		kfree(t);
-		return -EBUSY;
-	}
-	/* the poller must stay off the CPU it holds */
-	migrate_disable();
-	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
-	for (i = 0; i < KC_ACKSCAN_TRIES && ret == -EAGAIN &&
-	     cpu < nr_cpu_ids; i++)
-		ret = kc_ackscan_test_once(slot, t, cpu);
-	migrate_enable();
-	kc_watch_release(slot);
-	kfree(t);
-	return cpu < nr_cpu_ids ? ret : -ENODEV;
+	return kc_watch_selftest_run(sizeof(struct kc_ackscan_test),
+				     KC_ACKSCAN_TRIES, kc_ackscan_test_once);
 }
 
 u64 kc_watch_read_value(unsigned long addr, unsigned int size)
