@@ -6,7 +6,8 @@
  * the counters; "arm_latency_ns" and "visited", for the benchmarks;
  * "watched", the ranges recently watched, and "rescue_selftest",
  * "loop_selftest", "silent_selftest", "cpusync_selftest",
- * "idle_selftest" and "ackscan_selftest", for the tests.
+ * "idle_selftest" and "ackscan_selftest", for the tests, with
+ * "fail_thread_start", which makes a chosen start of a sampler thread fail.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -142,6 +143,41 @@ static const struct file_operations kc_selftest_fops = {
 	.llseek = noop_llseek,
 };
 
+static ssize_t kc_fail_thread_read(struct file *file, char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	char out[16];
+	int len;
+
+	len = scnprintf(out, sizeof(out), "%d\n", kc_sampler_thread_fail_in());
+	return simple_read_from_buffer(ubuf, count, ppos, out, len);
+}
+
+/* Decimal, as every setting: a typo must not arm a different failure. */
+static ssize_t kc_fail_thread_write(struct file *file, const char __user *ubuf,
+				    size_t count, loff_t *ppos)
+{
+	char buf[24];
+	u64 nth;
+
+	if (!count || count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	if (kc_parse_u64_range(buf, count, 0, INT_MAX, &nth))
+		return -EINVAL;
+	kc_sampler_fail_thread_start(nth);
+	return count;
+}
+
+static const struct file_operations kc_fail_thread_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = kc_fail_thread_read,
+	.write = kc_fail_thread_write,
+	.llseek = noop_llseek,
+};
+
 /* what the stats file calls each reason a sample was skipped */
 static const char * const kc_skip_names[KC_NR_SKIPS] = {
 	[KC_SKIP_NMI] = "nmi",
@@ -252,6 +288,8 @@ int kc_debugfs_init(void)
 			    kc_watch_idle_selftest, &kc_selftest_fops);
 	debugfs_create_file("ackscan_selftest", 0400, kc_debugfs_dir,
 			    kc_watch_ackscan_selftest, &kc_selftest_fops);
+	debugfs_create_file("fail_thread_start", 0600, kc_debugfs_dir, NULL,
+			    &kc_fail_thread_fops);
 	return 0;
 }
 

@@ -434,6 +434,8 @@ int kc_sampler_start(void);
 void kc_sampler_stop(void);
 unsigned long kc_sampler_fired(void);
 void kc_sampler_stats(struct seq_file *m);
+void kc_sampler_fail_thread_start(int nth);
+int kc_sampler_thread_fail_in(void);
 
 /* trampoline.S, and the C function it calls */
 void kc_trampoline(void);

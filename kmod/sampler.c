@@ -934,6 +934,31 @@ void kc_sampler_stop(void)
 	kc_watch_repair_local();
 }
 
+/*
+ * debugfs "fail_thread_start", for the tests: the Nth start of a sampler
+ * thread from now on fails as kthread_run() does when memory is short, so
+ * that the path that must leave nothing running is taken on purpose.
+ */
+static atomic_t kc_thread_fail_in;
+
+void kc_sampler_fail_thread_start(int nth)
+{
+	atomic_set(&kc_thread_fail_in, nth);
+}
+
+int kc_sampler_thread_fail_in(void)
+{
+	return atomic_read(&kc_thread_fail_in);
+}
+
+static struct task_struct *kc_thread_start(int (*fn)(void *),
+					   const char *name)
+{
+	if (!atomic_dec_if_positive(&kc_thread_fail_in))
+		return ERR_PTR(-ENOMEM);
+	return kthread_run(fn, NULL, "%s", name);
+}
+
 /* Its threads could not start: nothing is left running, -errno. */
 int kc_sampler_start(void)
 {
@@ -968,7 +993,7 @@ int kc_sampler_start(void)
 	WRITE_ONCE(kc_running, true);
 	kc_stall_unblock();
 	kc_profile_start();
-	t = kthread_run(kc_armer_fn, NULL, "kcollider_armer");
+	t = kc_thread_start(kc_armer_fn, "kcollider_armer");
 	if (IS_ERR(t))
 		goto fail;
 	/*
@@ -978,7 +1003,7 @@ int kc_sampler_start(void)
 	 */
 	sched_set_fifo_low(t);
 	WRITE_ONCE(kc_armer, t);
-	t = kthread_run(kc_keeper_fn, NULL, "kcollider_keeper");
+	t = kc_thread_start(kc_keeper_fn, "kcollider_keeper");
 	if (IS_ERR(t))
 		goto fail;
 	kc_keeper = t;

@@ -52,6 +52,39 @@ static bool dmesg_has_trouble(char *line, size_t size)
 	return at;
 }
 
+#define TRACING		"/sys/kernel/debug/tracing"
+
+static bool tracing_kcollider;
+
+/* Opened for writing with O_TRUNC, ftrace's files are emptied. */
+static int trace_file_empty(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+/* The function graph tracer on every function of kcollider's, or off. */
+static int trace_kcollider(bool on)
+{
+	int ret;
+
+	ret = kc_write_file(TRACING "/current_tracer", "nop");
+	ret = ret ?: trace_file_empty(TRACING "/set_ftrace_filter");
+	ret = ret ?: trace_file_empty(TRACING "/trace");
+	if (!ret && on)
+		ret = kc_write_file(TRACING "/set_ftrace_filter",
+				    ":mod:kcollider");
+	if (!ret && on)
+		ret = kc_write_file(TRACING "/current_tracer",
+				    "function_graph");
+	tracing_kcollider = on && !ret;
+	return ret;
+}
+
 FIXTURE(planted) {
 	bool loaded;
 };
@@ -72,6 +105,9 @@ FIXTURE_TEARDOWN(planted)
 {
 	if (!kc_in_vm())
 		return;
+	/* a test that stopped half-way leaves no tracer behind */
+	if (tracing_kcollider)
+		trace_kcollider(false);
 	if (self->loaded) {
 		int ret;
 
@@ -130,6 +166,46 @@ TEST_F_TIMEOUT(planted, r1_counter_race_reported_with_both_stacks, 120)
 		TH_LOG("%s", report);
 	ASSERT_NE(NULL, strstr(report, "kcollider: context: sampled=task"));
 	ASSERT_NE(NULL, strstr(report, "\nReported by kcollider on:\n"));
+}
+
+/*
+ * The trap handlers take no kprobe, but ftrace may trace them, as it may
+ * kprobes' own int3 handler: its callbacks are safe in int3 and #DB
+ * context, and no tracing code is ever a site. With the function graph
+ * tracer on all of kcollider, which hooks the returns too, the stall the
+ * trampoline calls included, the race is still found, the handlers of
+ * both traps are traced, and nothing is splatted.
+ */
+TEST_F_TIMEOUT(planted, r1_found_with_every_handler_traced, 150)
+{
+	static const char * const needles[] = {
+		"BUG: KCOLLIDER: data-race in kc_r1_dec / kc_r1_inc",
+		"kcollider: racer: ip=", NULL,
+	};
+	char line[200], seen[256];
+
+	ASSERT_EQ(0, trace_kcollider(true));
+	ASSERT_EQ(0, kc_write_attr("targets",
+				   "kc_planted:kc_r1_inc,kc_planted:kc_r1_dec"));
+	ASSERT_EQ(0, kc_enable());
+	ASSERT_TRUE(run_until("r1", 30, needles, report, sizeof(report)))
+		TH_LOG("no two-sided R1 report; log:\n%.3000s", read_reports());
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	/*
+	 * int3's handler (the die notifier's for a visit, kprobes' pre-handler
+	 * for a registered probe), the stall it leads to, #DB's handler
+	 */
+	ASSERT_EQ(0, kc_run("grep -owE "
+			    "'kc_pool_int3|kc_pool_handler|kc_stall|kc_watch_hit' "
+			    TRACING "/trace | sort -u | tr '\\n' ' '",
+			    seen, sizeof(seen)));
+	ASSERT_EQ(0, trace_kcollider(false));
+	TH_LOG("traced: %s", seen);
+	ASSERT_TRUE(strstr(seen, "kc_pool_int3 ") ||
+		    strstr(seen, "kc_pool_handler "));
+	ASSERT_NE(NULL, strstr(seen, "kc_stall "));
+	ASSERT_NE(NULL, strstr(seen, "kc_watch_hit "));
+	ASSERT_FALSE(dmesg_has_trouble(line, sizeof(line))) TH_LOG("%s", line);
 }
 
 TEST_F_TIMEOUT(planted, r5_hrtimer_on_same_cpu_named_as_interrupt, 120)

@@ -18,6 +18,7 @@
  */
 #include <dirent.h>
 #include <ctype.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -72,6 +73,7 @@ static const struct known known_files[] = {
 	{ .name = "targets", .kind = K_TARGETS },
 	{ .name = "control", .kind = K_CONTROL },
 	{ .name = "marks", .kind = K_MARKS },
+	{ .name = "fail_thread_start", .kind = K_UINT, .min = 0, .max = INT_MAX },
 };
 
 struct wfile {

@@ -549,6 +549,98 @@ TEST_F_TIMEOUT(engine, fired_breakpoints_are_retired, 120)
 	ASSERT_EQ(0, kc_unload_module("kc_planted"));
 }
 
+#define FAIL_THREAD_START	KCOLLIDER_DEBUGFS_DIR "/fail_thread_start"
+
+/* Tasks named kcollider_*: the sampler's threads. */
+static int sampler_threads(void)
+{
+	char path[300], comm[32];
+	struct dirent *e;
+	int n = 0;
+	DIR *d;
+
+	d = opendir("/proc");
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		if (e->d_name[0] >= '0' && e->d_name[0] <= '9') {
+			snprintf(path, sizeof(path), "/proc/%s/comm",
+				 e->d_name);
+			n += kc_read_file(path, comm, sizeof(comm)) > 0 &&
+			     !strncmp(comm, "kcollider_", 10);
+		}
+	closedir(d);
+	return n;
+}
+
+/* An exited thread leaves /proc when it has been reaped, soon after. */
+static int sampler_threads_settled(int want)
+{
+	int i, n = sampler_threads();
+
+	for (i = 0; i < 500 && n != want; i++) {
+		usleep(10000);
+		n = sampler_threads();
+	}
+	return n;
+}
+
+/* Sampling is off, and neither a thread nor an int3 of it is left. */
+static void nothing_left_running(struct __test_metadata *_metadata)
+{
+	char val[16];
+	int n;
+
+	ASSERT_LT(0, kc_read_attr("enabled", val, sizeof(val)));
+	ASSERT_EQ(0, strcmp(val, "0\n"));
+	ASSERT_EQ(0, sampler_threads_settled(0));
+	ASSERT_EQ(0, kprobes_enabled());
+	n = sampler_addrs(probe_addrs, ARRAY_SIZE(probe_addrs));
+	ASSERT_LE(0, n);
+	ASSERT_EQ(0, int3s_at(probe_addrs, n));
+}
+
+/*
+ * kthread_run() fails when memory is short. The armer starts first and
+ * the keeper second: whichever of them cannot start, enabling fails with
+ * that error and leaves nothing running, and a later enabling works.
+ */
+TEST_F_TIMEOUT(engine, a_sampler_thread_that_cannot_start_leaves_nothing, 120)
+{
+	char val[16];
+	int nth;
+
+	ASSERT_EQ(0, load_planted());
+	ASSERT_EQ(0, kc_write_attr("targets", "kc_planted:kc_r1_*"));
+	ASSERT_EQ(0, kc_write_attr("sample_rate", KC_TEST_SAMPLE_RATE));
+	for (nth = 1; nth <= 2; nth++) {
+		snprintf(val, sizeof(val), "%d", nth);
+		ASSERT_EQ(0, kc_write_file(FAIL_THREAD_START, val));
+		ASSERT_EQ(-ENOMEM, kc_write_attr("enabled", "1"))
+			TH_LOG("start of thread %d made to fail", nth);
+		/* the failure was taken, not left for a later start */
+		ASSERT_LT(0, kc_read_file(FAIL_THREAD_START, val,
+					  sizeof(val)));
+		ASSERT_EQ(0, strcmp(val, "0\n"));
+		nothing_left_running(_metadata);
+	}
+	/* sampling on, then a targets change whose restart fails */
+	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(2, sampler_threads_settled(2));
+	ASSERT_EQ(0, kc_write_file(FAIL_THREAD_START, "1"));
+	ASSERT_EQ(0, kc_write_attr("targets", "-kc_planted:kc_r1_dec"));
+	/* the targets changed; sampling could not go on, and says so */
+	ASSERT_LT(0, kc_read_attr("targets", buf, sizeof(buf)));
+	ASSERT_NE(NULL, strstr(buf, "-kc_planted:kc_r1_dec functions=1"));
+	nothing_left_running(_metadata);
+	/* nothing of the failures stays in the way */
+	ASSERT_EQ(0, kc_write_attr("enabled", "1"));
+	ASSERT_EQ(2, sampler_threads_settled(2));
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	nothing_left_running(_metadata);
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+}
+
 #define TRACING		"/sys/kernel/debug/tracing"
 #define FOREIGN		"kc_foreign"
 #define KC_TEXT_MAX	(256 * 1024)
