@@ -7,7 +7,7 @@
  * "watched", the ranges recently watched, and "rescue_selftest",
  * "loop_selftest", "silent_selftest", "cpusync_selftest",
  * "idle_selftest" and "ackscan_selftest", for the tests, with
- * "fail_thread_start", which makes a chosen start of a sampler thread fail.
+ * "fail_thread_start" and "reap_hold_ms", which make rare paths happen.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -143,38 +143,62 @@ static const struct file_operations kc_selftest_fops = {
 	.llseek = noop_llseek,
 };
 
-static ssize_t kc_fail_thread_read(struct file *file, char __user *ubuf,
-				   size_t count, loff_t *ppos)
+/*
+ * The tests' knobs that make a rare path happen on purpose: a number each,
+ * read and written through the owner's two functions.
+ */
+struct kc_test_knob {
+	int (*get)(void);
+	void (*set)(int value);
+	int max;
+};
+
+static const struct kc_test_knob kc_fail_thread_knob = {
+	.get = kc_sampler_thread_fail_in,
+	.set = kc_sampler_fail_thread_start,
+	.max = INT_MAX,
+};
+
+static const struct kc_test_knob kc_reap_hold_knob = {
+	.get = kc_pool_reap_hold,
+	.set = kc_pool_set_reap_hold,
+	.max = KC_REAP_HOLD_MAX_MS,
+};
+
+static ssize_t kc_test_knob_read(struct file *file, char __user *ubuf,
+				 size_t count, loff_t *ppos)
 {
+	const struct kc_test_knob *knob = file->private_data;
 	char out[16];
 	int len;
 
-	len = scnprintf(out, sizeof(out), "%d\n", kc_sampler_thread_fail_in());
+	len = scnprintf(out, sizeof(out), "%d\n", knob->get());
 	return simple_read_from_buffer(ubuf, count, ppos, out, len);
 }
 
 /* Decimal, as every setting: a typo must not arm a different failure. */
-static ssize_t kc_fail_thread_write(struct file *file, const char __user *ubuf,
-				    size_t count, loff_t *ppos)
+static ssize_t kc_test_knob_write(struct file *file, const char __user *ubuf,
+				  size_t count, loff_t *ppos)
 {
+	const struct kc_test_knob *knob = file->private_data;
 	char buf[24];
-	u64 nth;
+	u64 value;
 
 	if (!count || count >= sizeof(buf))
 		return -EINVAL;
 	if (copy_from_user(buf, ubuf, count))
 		return -EFAULT;
-	if (kc_parse_u64_range(buf, count, 0, INT_MAX, &nth))
+	if (kc_parse_u64_range(buf, count, 0, knob->max, &value))
 		return -EINVAL;
-	kc_sampler_fail_thread_start(nth);
+	knob->set(value);
 	return count;
 }
 
-static const struct file_operations kc_fail_thread_fops = {
+static const struct file_operations kc_test_knob_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
-	.read = kc_fail_thread_read,
-	.write = kc_fail_thread_write,
+	.read = kc_test_knob_read,
+	.write = kc_test_knob_write,
 	.llseek = noop_llseek,
 };
 
@@ -288,8 +312,10 @@ int kc_debugfs_init(void)
 			    kc_watch_idle_selftest, &kc_selftest_fops);
 	debugfs_create_file("ackscan_selftest", 0400, kc_debugfs_dir,
 			    kc_watch_ackscan_selftest, &kc_selftest_fops);
-	debugfs_create_file("fail_thread_start", 0600, kc_debugfs_dir, NULL,
-			    &kc_fail_thread_fops);
+	debugfs_create_file("fail_thread_start", 0600, kc_debugfs_dir,
+			    (void *)&kc_fail_thread_knob, &kc_test_knob_fops);
+	debugfs_create_file("reap_hold_ms", 0600, kc_debugfs_dir,
+			    (void *)&kc_reap_hold_knob, &kc_test_knob_fops);
 	return 0;
 }
 

@@ -408,6 +408,10 @@ void kc_pool_disarm_all(void);
 void kc_pool_drain(void);
 void kc_probe_post_none(struct kprobe *p, struct pt_regs *regs,
 			unsigned long flags);
+/* debugfs "reap_hold_ms": a reaping holds its batch this long at most */
+#define KC_REAP_HOLD_MAX_MS	10000
+void kc_pool_set_reap_hold(int ms);
+int kc_pool_reap_hold(void);
 void kc_pool_drop_range(unsigned long start, unsigned long end);
 unsigned int kc_pool_armed(void);
 unsigned int kc_pool_reserve(void);

@@ -1799,6 +1799,35 @@ static unsigned int kc_pool_reap_locked(int from, unsigned long quiet,
 }
 
 /*
+ * debugfs "reap_hold_ms", for the tests: how long a reaping holds the
+ * batch it took out (BUSY) before unregistering it, so that an unload of
+ * the batch's module is made to overlap it; "reap_holding" says when.
+ */
+static int kc_pool_reap_hold_ms;
+static atomic_t kc_pool_reap_holding;
+
+void kc_pool_set_reap_hold(int ms)
+{
+	WRITE_ONCE(kc_pool_reap_hold_ms, ms);
+}
+
+int kc_pool_reap_hold(void)
+{
+	return READ_ONCE(kc_pool_reap_hold_ms);
+}
+
+static void kc_pool_reap_wait(void)
+{
+	int ms = READ_ONCE(kc_pool_reap_hold_ms);
+
+	if (!ms)
+		return;
+	atomic_inc(&kc_pool_reap_holding);
+	msleep(ms);
+	atomic_dec(&kc_pool_reap_holding);
+}
+
+/*
  * The background reaping: an unregistration waits for a grace period, so
  * the batch is taken out of the pool's hands (BUSY) and unregistered
  * without the pool lock, while the armer goes on. The sites of condemned
@@ -1835,6 +1864,8 @@ unsigned int kc_pool_reap(unsigned long *condemned, unsigned int max,
 		}
 	}
 	mutex_unlock(&kc_pool_lock);
+	if (n)
+		kc_pool_reap_wait();
 	kc_pool_unregister(batch, n, true);
 	kfree(batch);
 	return n;
@@ -2323,6 +2354,7 @@ void kc_pool_stats(struct seq_file *m)
 		   READ_ONCE(kc_pool_visits_withdrawn), kc_rescue_pulled(),
 		   kc_rescue_loops_broken(), kc_rescue_silent_rewrites(),
 		   kc_pool_end(), READ_ONCE(kc_pool_scrub_runs));
+	seq_printf(m, "reap_holding %d\n", atomic_read(&kc_pool_reap_holding));
 	seq_printf(m, "hits_passed_own %lu\nhits_passed_quiet %lu\n",
 		   kc_pool_sum(&kc_pool_own_passes),
 		   kc_pool_sum(&kc_pool_quiet_passes));

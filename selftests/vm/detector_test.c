@@ -1056,4 +1056,43 @@ TEST_F_TIMEOUT(own_load, module_no_longer_targeted_unloaded_while_sampling,
 	ASSERT_EQ(0, kc_unload_module("kcollider"));
 }
 
+#define REAP_HOLD_MS	KCOLLIDER_DEBUGFS_DIR "/reap_hold_ms"
+
+/*
+ * The keeper's reaping takes a batch out of the pool (BUSY) and
+ * unregisters it without the pool's lock; a module that unloads meanwhile
+ * must wait for that batch, not free its text under probes still
+ * registered, nor unregister them a second time. The reaping is made to
+ * hold its batch (reap_hold_ms) so that the unload falls inside it: once
+ * the unload has returned, nothing of the module is left in kprobes' list.
+ */
+TEST_F_TIMEOUT(own_load, unload_waits_for_the_keepers_reaping_of_its_probes,
+	       150)
+{
+	char line[200];
+	int i;
+
+	if (!kc_in_vm())
+		SKIP(return, "not inside the kcollider test VM");
+	kc_klog_mark();
+	sample_planted_with_registered_probes(_metadata);
+	ASSERT_EQ(0, kc_write_file(REAP_HOLD_MS, "3000"));
+	/* the change leaves kc_planted's probes idle, for the keeper */
+	ASSERT_EQ(0, kc_write_attr("targets", "clear"));
+	for (i = 0; i < 1000 && kc_stat("reap_holding") < 1; i++)
+		usleep(10000);
+	ASSERT_EQ(1, kc_stat("reap_holding"));
+	/* the batch held is kc_planted's, still registered */
+	ASSERT_TRUE(kprobes_list_mentions(" kc_planted"));
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+	EXPECT_FALSE(kprobes_list_mentions("[GONE]"));
+	EXPECT_FALSE(kprobes_list_mentions(" kc_planted"));
+	ASSERT_EQ(0, kc_stat("probes_registered"));
+	ASSERT_EQ(0, text_aliases());
+	ASSERT_EQ(0, kc_write_file(REAP_HOLD_MS, "0"));
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	ASSERT_EQ(0, kc_unload_module("kcollider"));
+	ASSERT_FALSE(dmesg_has_trouble(line, sizeof(line))) TH_LOG("%s", line);
+}
+
 TEST_HARNESS_MAIN

@@ -74,6 +74,7 @@ static const struct known known_files[] = {
 	{ .name = "control", .kind = K_CONTROL },
 	{ .name = "marks", .kind = K_MARKS },
 	{ .name = "fail_thread_start", .kind = K_UINT, .min = 0, .max = INT_MAX },
+	{ .name = "reap_hold_ms", .kind = K_UINT, .min = 0, .max = 10000 },
 };
 
 struct wfile {
