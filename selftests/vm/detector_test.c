@@ -54,6 +54,8 @@ static bool dmesg_has_trouble(char *line, size_t size)
 
 #define TRACING		"/sys/kernel/debug/tracing"
 
+#define TRACED_HANDLERS	"kc_pool_int3|kc_pool_handler|kc_stall|kc_watch_hit"
+
 static bool tracing_kcollider;
 
 /* Opened for writing with O_TRUNC, ftrace's files are emptied. */
@@ -195,9 +197,8 @@ TEST_F_TIMEOUT(planted, r1_found_with_every_handler_traced, 150)
 	 * int3's handler (the die notifier's for a visit, kprobes' pre-handler
 	 * for a registered probe), the stall it leads to, #DB's handler
 	 */
-	ASSERT_EQ(0, kc_run("grep -owE "
-			    "'kc_pool_int3|kc_pool_handler|kc_stall|kc_watch_hit' "
-			    TRACING "/trace | sort -u | tr '\\n' ' '",
+	ASSERT_EQ(0, kc_run("grep -owE '" TRACED_HANDLERS "' " TRACING
+			    "/trace | sort -u | tr '\\n' ' '",
 			    seen, sizeof(seen)));
 	ASSERT_EQ(0, trace_kcollider(false));
 	TH_LOG("traced: %s", seen);
