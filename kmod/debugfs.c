@@ -6,8 +6,9 @@
  * the counters; "arm_latency_ns" and "visited", for the benchmarks;
  * "watched", the ranges recently watched, and "rescue_selftest",
  * "loop_selftest", "silent_selftest", "cpusync_selftest",
- * "idle_selftest" and "ackscan_selftest", for the tests, with
- * "fail_thread_start" and "reap_hold_ms", which make rare paths happen.
+ * "idle_selftest", "ackscan_selftest" and "hotplug_selftest", for the
+ * tests, with "fail_thread_start" and "reap_hold_ms", which make rare
+ * paths happen.
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
@@ -312,6 +313,8 @@ int kc_debugfs_init(void)
 			    kc_watch_idle_selftest, &kc_selftest_fops);
 	debugfs_create_file("ackscan_selftest", 0400, kc_debugfs_dir,
 			    kc_watch_ackscan_selftest, &kc_selftest_fops);
+	debugfs_create_file("hotplug_selftest", 0400, kc_debugfs_dir,
+			    kc_watch_hotplug_selftest, &kc_selftest_fops);
 	debugfs_create_file("fail_thread_start", 0600, kc_debugfs_dir,
 			    (void *)&kc_fail_thread_knob, &kc_test_knob_fops);
 	debugfs_create_file("reap_hold_ms", 0600, kc_debugfs_dir,

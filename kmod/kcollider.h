@@ -492,6 +492,7 @@ bool kc_watch_complete(struct kc_slot *slot);
 unsigned int kc_watch_holding(struct kc_slot *slot);
 int kc_watch_idle_selftest(void);
 int kc_watch_ackscan_selftest(void);
+int kc_watch_hotplug_selftest(void);
 bool kc_watch_percpu_offset_denied(unsigned long off, unsigned int size);
 bool kc_addr_is_detector(unsigned long addr, unsigned int size);
 int kc_addr_refusal(unsigned long addr, unsigned int size);

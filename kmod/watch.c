@@ -824,6 +824,21 @@ void kc_watch_release(struct kc_slot *slot)
 }
 NOKPROBE_SYMBOL(kc_watch_release);
 
+/* Another online CPU than the caller's, one that can go offline if any. */
+static int kc_watch_selftest_cpu(void)
+{
+	int self = raw_smp_processor_id(), cpu, other = nr_cpu_ids;
+
+	for_each_online_cpu(cpu) {
+		if (cpu == self)
+			continue;
+		if (cpu_is_hotpluggable(cpu))
+			return cpu;
+		other = cpu;
+	}
+	return other;
+}
+
 /*
  * A self-test's tries, each on a CPU other than the caller's, for as long
  * as a try could not make its setting (-EAGAIN). The caller stays on its
@@ -847,7 +862,7 @@ static int kc_watch_selftest_run(size_t size, int tries,
 		return -EBUSY;
 	}
 	migrate_disable();
-	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	cpu = kc_watch_selftest_cpu();
 	for (i = 0; i < tries && ret == -EAGAIN && cpu < nr_cpu_ids; i++)
 		ret = once(slot, arg, cpu);
 	migrate_enable();
@@ -1070,6 +1085,92 @@ int kc_watch_ackscan_selftest(void)
 {
 	return kc_watch_selftest_run(sizeof(struct kc_ackscan_test),
 				     KC_ACKSCAN_TRIES, kc_ackscan_test_once);
+}
+
+/*
+ * The hotplug self-test: another CPU taken offline, a watch armed
+ * meanwhile, the CPU brought back while the window is open. A thread
+ * bound to it then writes the watched word, and the write must trap
+ * there: the CPU took the open window's watch as it came up.
+ */
+struct kc_hotplug_test {
+	struct completion written;
+	unsigned long word;
+	struct kc_side racer;
+	struct kc_regs regs;
+};
+
+#define KC_HOTPLUG_TEST_MS	5000
+#define KC_HOTPLUG_TEST_TRIES	5
+
+static int kc_hotplug_test_writer(void *data)
+{
+	struct kc_hotplug_test *t = data;
+
+	WRITE_ONCE(t->word, t->word + 1);
+	complete(&t->written);
+	return 0;
+}
+
+/* The write of a thread bound to @cpu: 0 once it is done. */
+static int kc_hotplug_test_write_on(struct kc_hotplug_test *t, int cpu)
+{
+	struct task_struct *writer;
+	int ret = 0;
+
+	init_completion(&t->written);
+	writer = kthread_create(kc_hotplug_test_writer, t, "kc_hotplug_test");
+	if (IS_ERR(writer))
+		return PTR_ERR(writer);
+	kthread_bind(writer, cpu);
+	get_task_struct(writer);
+	wake_up_process(writer);
+	if (!wait_for_completion_timeout(&t->written,
+					 msecs_to_jiffies(KC_HOTPLUG_TEST_MS)))
+		ret = -ETIMEDOUT;
+	kthread_stop(writer);
+	put_task_struct(writer);
+	return ret;
+}
+
+/*
+ * One try: 0 when the write trapped on @cpu; -EAGAIN when the CPU could
+ * not go offline for now; -EIO when the write went uncaught.
+ */
+static int kc_hotplug_test_once(struct kc_slot *slot, void *arg, int cpu)
+{
+	struct kc_hotplug_test *t = arg;
+	int ret;
+
+	if (!cpu_is_hotpluggable(cpu))
+		return -ENODEV;
+	ret = remove_cpu(cpu);
+	if (ret)
+		return ret == -EBUSY ? -EAGAIN : ret;
+	kc_watch_arm(slot, (unsigned long)&t->word, sizeof(t->word), false,
+		     true);
+	ret = add_cpu(cpu);
+	if (!ret)
+		ret = kc_hotplug_test_write_on(t, cpu);
+	if (!ret && (!kc_watch_take_trap(slot, &t->racer, &t->regs) ||
+		     t->racer.cpu != cpu))
+		ret = -EIO;
+	kc_watch_disarm(slot);
+	/* a CPU that did not come back is left as the test found it */
+	if (!cpu_online(cpu) && add_cpu(cpu) && !ret)
+		ret = -EREMOTEIO;
+	return ret;
+}
+
+/*
+ * From process context: 0; -EIO if the CPU brought up during the window
+ * did not watch, -ENODEV if no other CPU can go offline.
+ */
+int kc_watch_hotplug_selftest(void)
+{
+	return kc_watch_selftest_run(sizeof(struct kc_hotplug_test),
+				     KC_HOTPLUG_TEST_TRIES,
+				     kc_hotplug_test_once);
 }
 
 u64 kc_watch_read_value(unsigned long addr, unsigned int size)
@@ -1504,6 +1605,12 @@ static struct perf_event *kc_watch_event_new(struct kc_slot *slot, int cpu)
  * detached for good: each CPU coming up gets events of its own, each
  * going down gives them back. Until then the CPU holds no register and
  * is never counted as armed.
+ *
+ * The CPU is online before this runs, so an arming IPI may already have
+ * found it without events; and a window's acknowledgement scan may be
+ * past its number. It applies every slot's published state itself, so a
+ * window open as it comes up watches here too; a later arming reaches it
+ * by IPI like any CPU.
  */
 static int kc_watch_cpu_up(unsigned int cpu)
 {
@@ -1524,6 +1631,8 @@ static int kc_watch_cpu_up(unsigned int cpu)
 	}
 	local_irq_save(flags);
 	kc_watch_scan_cpu(NULL);
+	for (i = 0; i < kc_nr_slots; i++)
+		kc_watch_apply_local(&kc_slots[i]);
 	local_irq_restore(flags);
 	return 0;
 }

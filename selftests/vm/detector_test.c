@@ -784,6 +784,19 @@ TEST_F_TIMEOUT(planted, acknowledgement_polls_examine_the_late_cpu_only, 120)
 	passes_on_every_cpu(_metadata, ACKSCAN_SELFTEST);
 }
 
+#define HOTPLUG_SELFTEST	"/sys/kernel/debug/kcollider/hotplug_selftest"
+
+/*
+ * A CPU brought online while a window is open watches in it: the
+ * self-test takes another CPU offline, arms, brings it back, and a
+ * thread bound to it writes the watched word, which must trap there
+ * ("failed -5" if it went uncaught); from every CPU.
+ */
+TEST_F_TIMEOUT(planted, cpu_brought_up_during_a_window_watches_in_it, 180)
+{
+	passes_on_every_cpu(_metadata, HOTPLUG_SELFTEST);
+}
+
 /* ---- sysfs validation: garbage is -EINVAL and changes nothing ---- */
 
 struct knob {
