@@ -112,6 +112,8 @@ static u64 kc_retire_ns;	/* time spent taking spent probes out */
 static u64 kc_busy_ns;		/* rounds that forced a pause */
 static unsigned long kc_rounds;
 static u64 kc_rounds_ns;
+static unsigned long kc_keeper_rounds;
+static u64 kc_keeper_rounds_ns;
 static u64 kc_arm_after_ns;	/* the pause: no arming before this */
 static unsigned long kc_spent_hits_seen;
 
@@ -896,6 +898,9 @@ static int kc_keeper_fn(void *unused)
 		kc_refuse_condemned();
 		kc_watch_repair_local();
 		kc_stall_expire_marks();
+		WRITE_ONCE(kc_keeper_rounds, kc_keeper_rounds + 1);
+		WRITE_ONCE(kc_keeper_rounds_ns,
+			   kc_keeper_rounds_ns + ktime_get_ns() - now);
 		/*
 		 * Back at once while the pool fills up to its minimum; a
 		 * table smaller than that (a probe on each of its sites
@@ -1037,7 +1042,8 @@ void kc_sampler_stats(struct seq_file *m)
 		   "budget_pace_permille %u\ncost_permille %u\n"
 		   "budget_periods_over %lu\ncost_ms %llu\nbudget_ms %llu\n"
 		   "rate_bought %u\narmer_rounds %lu\n"
-		   "armer_round_us_mean %llu\n",
+		   "armer_round_us_mean %llu\nkeeper_rounds %lu\n"
+		   "keeper_round_us_mean %llu\n",
 		   kc_sum(offsetof(struct kc_cpu_counts, hits)),
 		   kc_sampler_fired(),
 		   kc_sum(offsetof(struct kc_cpu_counts, spent_hits)),
@@ -1057,7 +1063,10 @@ void kc_sampler_stats(struct seq_file *m)
 		   div_u64(READ_ONCE(kc_budget_total_ns), NSEC_PER_MSEC),
 		   READ_ONCE(kc_rate_bought), READ_ONCE(kc_rounds),
 		   kc_rounds ? div_u64(READ_ONCE(kc_rounds_ns),
-				       kc_rounds * 1000) : 0);
+				       kc_rounds * 1000) : 0,
+		   READ_ONCE(kc_keeper_rounds),
+		   kc_keeper_rounds ? div_u64(READ_ONCE(kc_keeper_rounds_ns),
+					      kc_keeper_rounds * 1000) : 0);
 }
 
 int kc_sampler_init(void)
