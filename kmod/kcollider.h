@@ -351,7 +351,7 @@ unsigned long kc_lookup_function(const char *name);
 void kc_profile_init(void);
 void kc_profile_start(void);
 void kc_profile_stop(void);
-unsigned int kc_profile_draw(unsigned long *frames, unsigned long max_age);
+unsigned int kc_profile_take(unsigned long *frames, unsigned long max_age);
 u64 kc_profile_ns(void);
 bool kc_profile_cpu_idle(unsigned int cpu);
 void kc_profile_budget(u64 budget_ns);

@@ -38,17 +38,16 @@
  * CPUs ticks that often take a good share of the default overhead budget,
  * which the samples need, so their period stretches until they take at
  * most an eighth of it (KC_PROFILE_SHARE). Up to four times longer only:
- * a draw wants one of a CPU's last few ticks younger than the sites'
- * notion of running lately. An idle CPU, which has nothing to say, is
- * woken less often.
+ * the ring must still hold the ticks the sampler has not taken, and a
+ * function ticked once must be seen again before the sites' notion of
+ * running lately ends. An idle CPU, which has nothing to say, is woken
+ * less often.
  */
 #define KC_PROFILE_TICK_US	10000
 #define KC_PROFILE_SLOW_US	(4 * KC_PROFILE_TICK_US)
 #define KC_PROFILE_IDLE_US	50000
 #define KC_PROFILE_SHARE	8
 #define KC_PROFILE_RING		32
-/* A draw takes one of a CPU's last few ticks: the code running now. */
-#define KC_PROFILE_RECENT	8
 
 struct kc_profile_entry {
 	unsigned long frames[KC_PROFILE_DEPTH];
@@ -68,6 +67,9 @@ struct kc_profile_cpu {
 };
 
 static DEFINE_PER_CPU(struct kc_profile_cpu, kc_profile);
+/* the reader's: how far into each CPU's ring it has taken, whose turn */
+static DEFINE_PER_CPU(unsigned int, kc_profile_taken);
+static unsigned int kc_profile_turn;
 static bool kc_profile_on;
 /* the busy CPUs' period; the armer's to change, the ticks' to read */
 static unsigned int kc_profile_period_us = KC_PROFILE_TICK_US;
@@ -169,31 +171,37 @@ void kc_profile_stop(void)
 		hrtimer_cancel(&per_cpu_ptr(&kc_profile, cpu)->timer);
 }
 
-/* One of @cpu's last KC_PROFILE_RECENT ticks, if it is fresh enough. */
-static struct kc_profile_entry *kc_profile_recent(unsigned int cpu,
-						 unsigned long max_age)
+/*
+ * @cpu's oldest tick not taken yet, at most @max_age jiffies old, or NULL.
+ * Ticks the ring lost before they were taken stay lost; the slot being
+ * written next is left alone.
+ */
+static struct kc_profile_entry *kc_profile_untaken(unsigned int cpu,
+						  unsigned long max_age)
 {
 	struct kc_profile_cpu *pc = per_cpu_ptr(&kc_profile, cpu);
 	unsigned int next = READ_ONCE(pc->next);
+	unsigned int *taken = per_cpu_ptr(&kc_profile_taken, cpu);
 	struct kc_profile_entry *e;
 
-	if (!next)
-		return NULL;
-	next -= 1 + get_random_u32() % min(next, KC_PROFILE_RECENT);
-	e = &pc->ring[next % KC_PROFILE_RING];
-	if (time_after(jiffies, READ_ONCE(e->stamp) + max_age))
-		return NULL;
-	return e;
+	if (next - *taken >= KC_PROFILE_RING)
+		*taken = next - KC_PROFILE_RING + 1;
+	while (*taken != next) {
+		e = &pc->ring[(*taken)++ % KC_PROFILE_RING];
+		if (!time_after(jiffies, READ_ONCE(e->stamp) + max_age))
+			return e;
+	}
+	return NULL;
 }
 
 /*
- * The frames of one of a random CPU's last ticks at most @max_age jiffies
- * old; the number copied into @frames (KC_PROFILE_DEPTH of them), 0 if
- * none was found. An idle CPU notes no tick: CPUs are drawn at random,
- * one after another, up to as many draws as there are CPUs, so that the
- * busy ones are drawn alike.
+ * The frames of a tick not taken before, at most @max_age jiffies old;
+ * the number copied into @frames (KC_PROFILE_DEPTH of them), 0 when every
+ * tick was taken. The CPUs take turns, so that each busy one is heard
+ * when a caller takes only a few. One caller at a time: the sites' lock
+ * serializes them.
  */
-unsigned int kc_profile_draw(unsigned long *frames, unsigned long max_age)
+unsigned int kc_profile_take(unsigned long *frames, unsigned long max_age)
 {
 	struct kc_profile_entry *e = NULL;
 	unsigned int cpu, k, i, n = 0;
@@ -201,9 +209,10 @@ unsigned int kc_profile_draw(unsigned long *frames, unsigned long max_age)
 	if (!READ_ONCE(kc_profile_on))
 		return 0;
 	for (k = 0; k < nr_cpu_ids && !e; k++) {
-		cpu = get_random_u32() % nr_cpu_ids;
+		cpu = kc_profile_turn;
+		kc_profile_turn = (cpu + 1) % nr_cpu_ids;
 		if (cpu_online(cpu))
-			e = kc_profile_recent(cpu, max_age);
+			e = kc_profile_untaken(cpu, max_age);
 	}
 	if (!e)
 		return 0;

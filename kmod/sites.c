@@ -51,11 +51,13 @@
  * Of every KC_RUNNING_OF picks, KC_RUNNING_PICKS go to a function a CPU
  * ran in the last KC_RUNNING_AGE_MS (see profile.c), and the rest stay
  * uniform: code that runs rarely, or with interrupts off where no tick
- * sees it, keeps its share of the breakpoints.
+ * sees it, keeps its share of the breakpoints. A function that takes a
+ * hundredth of a CPU's time is ticked about once a second: the age lets
+ * it stay among the running ones from one tick to the next.
  */
 #define KC_RUNNING_PICKS	3
 #define KC_RUNNING_OF		4
-#define KC_RUNNING_AGE_MS	200
+#define KC_RUNNING_AGE_MS	1000
 #define KC_RUNNING_SITE_TRIES	8
 /*
  * The functions found running: a tick's innermost targeted frame (a
@@ -63,10 +65,12 @@
  * then over the function's sites. The ticks say which code runs, not how
  * much, and a loop's body is found as often as the loop: weighted by
  * time or by sites, picks would go to the loop that calls the accesses
- * that race. Each pick looks at a few ticks.
+ * that race. Each pick takes the ticks noted since the last one, up to
+ * KC_RUNNING_TICKS: a function seldom ticked is found at its first tick,
+ * not only when a draw happens upon it.
  */
-#define KC_RUNNING_FNS		64
-#define KC_RUNNING_DRAWS	4
+#define KC_RUNNING_FNS		128
+#define KC_RUNNING_TICKS	64
 /*
  * Functions looked up stay known after their ticks stop, the least lately
  * seen forgotten first, those with nothing to pick included (no site and
@@ -1135,16 +1139,18 @@ static struct kc_running_fn *kc_running_note(struct kc_range *r,
 	return kc_running_seen(slot);
 }
 
-/* Under kc_sites_lock: the targeted frames of a few recent ticks noted. */
+/* Under kc_sites_lock: the targeted frames of the ticks not taken noted. */
 static void kc_running_refresh(void)
 {
 	unsigned long frames[KC_PROFILE_DEPTH];
-	unsigned int n, i, draws;
+	unsigned int n, i, ticks;
 	struct kc_range *r;
 
-	for (draws = 0; draws < KC_RUNNING_DRAWS; draws++) {
-		n = kc_profile_draw(frames,
+	for (ticks = 0; ticks < KC_RUNNING_TICKS; ticks++) {
+		n = kc_profile_take(frames,
 				    msecs_to_jiffies(KC_RUNNING_AGE_MS));
+		if (!n)
+			break;
 		for (i = 0; i < n; i++) {
 			r = frames[i] ? kc_range_at(frames[i]) : NULL;
 			if (r && kc_running_note(r, frames[i]))
