@@ -208,12 +208,25 @@ static u64 kc_cost_part_seen_ns[KC_NR_COSTS];
 static u64 kc_cost_part_total_ns[KC_NR_COSTS];
 static unsigned int kc_cost_permille;	/* of the online CPUs, last period */
 /*
- * In 2^20ths of the cap: a budget may buy a millionth of a high cap. Up
- * by a quarter after a period within the budget, down in the ratio of
- * budget to cost after one over it.
+ * In 2^20ths of the cap: a budget may buy a millionth of a high cap. Down
+ * in the ratio of budget to cost after a period over the budget that left
+ * the balance in debt, up by a quarter after one within it, and doubled
+ * while the balance holds savings.
  */
 #define KC_BUDGET_FULL		(1U << 20)
 static unsigned int kc_budget_pace;
+/*
+ * What the periods left unspent of the budget, or overspent: the budget
+ * is spent over many periods, not in each. A period buys about one sample
+ * at the default budget under TCG, and its cost is that sample's or none:
+ * judged a period at a time, the pace fell after every sample and climbed
+ * back slowly, and a fifth of the budget went unspent. Savings are kept
+ * for KC_BUDGET_SAVE periods at most (an idle spell must not buy a burst),
+ * a debt for KC_BUDGET_DEBT (a burst once paid for is forgotten).
+ */
+#define KC_BUDGET_SAVE		2
+#define KC_BUDGET_DEBT		10
+static s64 kc_budget_balance_ns;
 static unsigned long kc_budget_periods_over;
 /* since sampling started: what the detector cost, and what it could */
 static u64 kc_cost_total_ns;
@@ -649,6 +662,26 @@ static u64 kc_cost_ns(void)
 	return kc_cost_sum(part);
 }
 
+/* The pace after a period that cost @spent of its @budget. */
+static unsigned int kc_budget_pace_next(unsigned int pace, u64 budget,
+					u64 spent)
+{
+	s64 balance = clamp_t(s64, kc_budget_balance_ns + (s64)budget -
+				   (s64)spent,
+			      -(s64)budget * KC_BUDGET_DEBT,
+			      (s64)budget * KC_BUDGET_SAVE);
+
+	/* stats reads it */
+	WRITE_ONCE(kc_budget_balance_ns, balance);
+	if (spent > budget && balance < 0)
+		return max_t(u64, div64_u64((u64)pace * budget, spent), 1);
+	if (spent > budget)
+		return pace;
+	if (balance > 0)
+		return min_t(unsigned int, pace * 2, KC_BUDGET_FULL);
+	return min_t(unsigned int, pace + pace / 4 + 1, KC_BUDGET_FULL);
+}
+
 /* The armer's, once a period of @dt ns. */
 static void kc_budget_adjust(u64 dt)
 {
@@ -669,14 +702,9 @@ static void kc_budget_adjust(u64 dt)
 	WRITE_ONCE(kc_cost_permille,
 		   div64_u64(spent * 1000, max_t(u64, dt * num_online_cpus(),
 						 1)));
-	if (spent > budget) {
-		pace = max_t(u64, div64_u64((u64)pace * budget, spent), 1);
+	if (spent > budget)
 		kc_budget_periods_over++;
-	} else {
-		pace = min_t(unsigned int, pace + pace / 4 + 1,
-			     KC_BUDGET_FULL);
-	}
-	WRITE_ONCE(kc_budget_pace, pace);
+	WRITE_ONCE(kc_budget_pace, kc_budget_pace_next(pace, budget, spent));
 }
 
 /* The stall share of the last periods, halved each period. */
@@ -980,6 +1008,7 @@ int kc_sampler_start(void)
 	WRITE_ONCE(kc_pace, KC_PACE_FULL);
 	/* the budget's pace falls within a period if the cost is too high */
 	WRITE_ONCE(kc_budget_pace, KC_BUDGET_FULL);
+	kc_budget_balance_ns = 0;
 	kc_cost_parts(kc_cost_part_seen_ns, false);
 	kc_cost_seen_ns = kc_cost_sum(kc_cost_part_seen_ns);
 	memset(kc_cost_part_total_ns, 0, sizeof(kc_cost_part_total_ns));
@@ -1043,7 +1072,7 @@ void kc_sampler_stats(struct seq_file *m)
 		   "budget_periods_over %lu\ncost_ms %llu\nbudget_ms %llu\n"
 		   "rate_bought %u\narmer_rounds %lu\n"
 		   "armer_round_us_mean %llu\nkeeper_rounds %lu\n"
-		   "keeper_round_us_mean %llu\n",
+		   "keeper_round_us_mean %llu\nbudget_balance_us %lld\n",
 		   kc_sum(offsetof(struct kc_cpu_counts, hits)),
 		   kc_sampler_fired(),
 		   kc_sum(offsetof(struct kc_cpu_counts, spent_hits)),
@@ -1066,7 +1095,8 @@ void kc_sampler_stats(struct seq_file *m)
 				       kc_rounds * 1000) : 0,
 		   READ_ONCE(kc_keeper_rounds),
 		   kc_keeper_rounds ? div_u64(READ_ONCE(kc_keeper_rounds_ns),
-					      kc_keeper_rounds * 1000) : 0);
+					      kc_keeper_rounds * 1000) : 0,
+		   div_s64(READ_ONCE(kc_budget_balance_ns), NSEC_PER_USEC));
 }
 
 int kc_sampler_init(void)
