@@ -493,12 +493,19 @@ unsigned int kc_watch_holding(struct kc_slot *slot);
 int kc_watch_idle_selftest(void);
 int kc_watch_ackscan_selftest(void);
 int kc_watch_hotplug_selftest(void);
-bool kc_watch_percpu_offset_denied(unsigned long off, unsigned int size);
 bool kc_addr_is_detector(unsigned long addr, unsigned int size);
 int kc_addr_refusal(unsigned long addr, unsigned int size);
+bool kc_addr_is_kasan_shadow(unsigned long addr);
+
+/* percpu.c: the per-CPU layout, what of it is never watched, whose copy */
+void kc_percpu_init(void);
+bool kc_percpu_in_first_chunk(unsigned long addr, unsigned int size);
+bool kc_percpu_denied(unsigned long addr, unsigned int size);
+bool kc_percpu_offset_denied(unsigned long off, unsigned int size);
 int kc_percpu_owner(unsigned long addr, unsigned long *offset);
 int kc_percpu_owner_chunk(unsigned long addr, unsigned long *offset);
-bool kc_addr_is_kasan_shadow(unsigned long addr);
+int kc_percpu_owner_now(unsigned long addr);
+void kc_percpu_learn(void);
 
 /* locks.c: what each side held, where lockdep keeps it */
 void kc_locks_capture(struct kc_side *a);

@@ -2073,16 +2073,20 @@ bool kc_pool_took_out(struct kprobe *kp)
 NOKPROBE_SYMBOL(kc_pool_took_out);
 
 /*
- * The CPU whose copy @insn reads: per_cpu_ptr()'s offset is its base or
- * index register (the loop's compiled shape); -1 when neither holds one.
+ * The CPU whose copy @insn at @ip reads: per_cpu_ptr()'s offset is its
+ * base or index register in the loop's usual compiled shape; else (the
+ * offset added to the pointer before the access, as KASAN's check wants
+ * it) the address says, where the per-CPU layout knows it; -1 if neither.
  * Plain array reads: a cpumask walk would call code that may be sampled.
  */
-static int kc_copy_owner(const struct kc_insn *insn, struct pt_regs *regs)
+static int kc_copy_owner(const struct kc_insn *insn, unsigned long ip,
+			 struct pt_regs *regs)
 {
 	const struct kc_mem_operand *m = &insn->mem[0];
 	unsigned long base = 0, index = 0;
 	struct kc_regs r;
 	unsigned int cpu;
+	u64 ea;
 
 	kc_regs_from_pt(regs, &r);
 	if (m->base < ARRAY_SIZE(r.gpr))
@@ -2092,7 +2096,10 @@ static int kc_copy_owner(const struct kc_insn *insn, struct pt_regs *regs)
 	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
 		if (per_cpu_offset(cpu) == base || per_cpu_offset(cpu) == index)
 			return cpu;
-	return -1;
+	r.ip = ip;
+	if (kc_effective_address(insn, 0, &r, &ea))
+		return -1;
+	return kc_percpu_owner_now(ea);
 }
 NOKPROBE_SYMBOL(kc_copy_owner);
 
@@ -2125,7 +2132,7 @@ static enum kc_pass kc_probe_passes_now(struct kc_probe *p,
 	if (atomic_read(&p->own_passes) >= KC_OWN_PASSES &&
 	    atomic_read(&p->quiet_passes) >= nr_cpu_ids)
 		return KC_PASS_NONE;
-	owner = kc_copy_owner(insn, regs);
+	owner = kc_copy_owner(insn, (unsigned long)p->kp.addr, regs);
 	if (owner < 0)
 		return KC_PASS_NONE;
 	if (owner == smp_processor_id() && !(regs->flags & X86_EFLAGS_IF))

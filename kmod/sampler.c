@@ -925,6 +925,7 @@ static int kc_keeper_fn(void *unused)
 		kc_pool_scrub_disabled();
 		kc_refuse_condemned();
 		kc_watch_repair_local();
+		kc_percpu_learn();
 		kc_stall_expire_marks();
 		WRITE_ONCE(kc_keeper_rounds, kc_keeper_rounds + 1);
 		WRITE_ONCE(kc_keeper_rounds_ns,

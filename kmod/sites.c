@@ -157,6 +157,7 @@ struct kc_range {
 	u32 *offs;			/* sorted at seal */
 	unsigned long *refused;
 	unsigned int nr_refused;
+	unsigned int nr_refused_remote;	/* by the per-CPU deny set */
 	u8 *cold;			/* the halvings of each site's weight */
 	u32 *cold_at;			/* jiffies of its last unrun arming */
 	u32 spec_sites[KC_MAX_SPECS];
@@ -234,7 +235,7 @@ static bool kc_site_static_percpu(const struct kc_insn *insn,
 		off = (long)m->disp;
 	else
 		return false;
-	return kc_watch_percpu_offset_denied(off, m->size);
+	return kc_percpu_offset_denied(off, m->size);
 }
 
 /* What makes an instruction a site, whatever its segment. */
@@ -1422,8 +1423,11 @@ void kc_sites_note_run(unsigned long addr, bool ran, u8 verdict)
 	remote = r ? kc_range_remote_idx(r, addr - r->base) : -1;
 	if (remote >= 0) {
 		kc_remote_hot_note(addr, ran);
-		if (kc_remote_judge(r, remote, verdict))
+		if (kc_remote_judge(r, remote, verdict) &&
+		    !test_bit(idx, r->refused)) {
+			r->nr_refused_remote++;
 			kc_site_refuse(r, idx);
+		}
 	}
 	mutex_unlock(&kc_sites_lock);
 }
@@ -1484,20 +1488,23 @@ unsigned long kc_sites_total(void)
 
 void kc_sites_stats(struct seq_file *m)
 {
-	unsigned long refused = 0;
+	unsigned long refused = 0, refused_remote = 0;
 	struct kc_range *r;
 
 	mutex_lock(&kc_sites_lock);
-	list_for_each_entry(r, &kc_ranges, node)
+	list_for_each_entry(r, &kc_ranges, node) {
 		refused += r->nr_refused;
-	seq_printf(m, "sites %lu\nsites_refused %lu\nsites_bytes %lu\n"
+		refused_remote += r->nr_refused_remote;
+	}
+	seq_printf(m, "sites %lu\nsites_refused %lu\nsites_refused_remote %lu\n"
+		   "sites_bytes %lu\n"
 		   "sites_build_ms %llu\nfuncs_denied %lu\npicks_running %lu\n"
 		   "picks_uniform %lu\npicks_callee %lu\npicks_remote_percpu %lu\n"
 		   "picks_remote_hot %lu\n"
 		   "sites_block_starts %lu\nsites_static_percpu %lu\n"
 		   "sites_remote_percpu %lu\n"
 		   "pick_us_mean %llu\nrunning_lookups %lu\n",
-		   kc_nr_sites, refused, kc_build_bytes,
+		   kc_nr_sites, refused, refused_remote, kc_build_bytes,
 		   div_u64(kc_build_ns, NSEC_PER_MSEC), kc_denied_funcs,
 		   kc_picks_running, kc_picks_uniform, kc_picks_callee,
 		   kc_picks_remote, kc_picks_remote_hot, kc_block_start_sites,

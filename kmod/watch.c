@@ -266,8 +266,6 @@ bool kc_watch_splits_rmw(void)
 	return kc_split_rmw;
 }
 
-static bool kc_addr_in_first_chunk(unsigned long addr, unsigned int size);
-
 /*
  * Only per-CPU data takes unlocked 16-byte exchanges, and a watch that
  * sees reads misses the LOCK'd read-modify-writes under TCG: elsewhere
@@ -279,7 +277,7 @@ static bool kc_watch_split_hazard(unsigned long addr, unsigned int size,
 {
 	/* @addr is aligned to the watch's length: within one half */
 	return kc_split_rmw && !watch_reads && (addr & 8) &&
-	       (kc_addr_in_first_chunk(addr, size) ||
+	       (kc_percpu_in_first_chunk(addr, size) ||
 		is_vmalloc_addr((void *)addr));
 }
 
@@ -1287,140 +1285,6 @@ bool kc_addr_is_detector(unsigned long addr, unsigned int size)
 }
 
 /*
- * Per-CPU data. Each CPU's unit of the first chunk holds, in order, the
- * kernel's static per-CPU variables, the reserved area of the modules'
- * (this one's among them), then the first dynamic allocations. What the
- * entry code, the int3, #DB, NMI and IPI paths, kprobes, irq_work, the
- * tick and this module touch is static or reserved: cpu_tss_rw,
- * cpu_tlbstate, cpu_dr7, the GDT, current_task, __preempt_count, the
- * kprobe control block, the run queues, this module's counters. A watch
- * there fires on its own CPU's trap paths, so the static and reserved
- * areas are never watched: [0, kc_percpu_deny_end) of every unit. The
- * dynamic area (alloc_percpu(): per-CPU counters, statistics, lists),
- * which other CPUs read and races live in, is watched like any memory,
- * except this module's own allocations (kc_addr_own_percpu()).
- *
- * If the layout cannot be read, the whole unit is refused; if the units
- * cannot be found, a wide radius around cpu_dr7 (SZ_2M) stands in (and
- * refuses heap objects that happen to lie near a per-CPU area).
- */
-static unsigned long kc_percpu_deny_end;
-static unsigned long kc_percpu_unit;
-/*
- * Where every CPU's unit of the first chunk lies, from the lowest to the
- * highest: most addresses are outside and skip the walk over the CPUs.
- * The whole address space when the units are not known.
- */
-static unsigned long kc_percpu_span_lo;
-static unsigned long kc_percpu_span_hi = ULONG_MAX;
-
-static bool kc_addr_in_first_chunk(unsigned long addr, unsigned int size)
-{
-	return addr + size > kc_percpu_span_lo && addr < kc_percpu_span_hi;
-}
-
-static bool kc_addr_percpu_denied(unsigned long addr, unsigned int size)
-{
-	unsigned long lo, hi;
-	int cpu;
-
-	if (!kc_addr_in_first_chunk(addr, size))
-		return false;
-	for_each_possible_cpu(cpu) {
-		if (kc_percpu_deny_end) {
-			lo = per_cpu_offset(cpu);
-			hi = lo + kc_percpu_deny_end;
-		} else {
-			lo = (unsigned long)per_cpu_ptr(&cpu_dr7, cpu) - SZ_2M;
-			hi = lo + 2 * SZ_2M;
-		}
-		if (addr + size > lo && addr < hi)
-			return true;
-	}
-	return false;
-}
-
-/*
- * Whose copy of first-chunk per-CPU data @addr is: the CPU, and the offset
- * in its unit; -1 if none (or the units are unknown). For reports.
- */
-int kc_percpu_owner(unsigned long addr, unsigned long *offset)
-{
-	unsigned long lo;
-	int cpu;
-
-	if (!kc_percpu_unit)
-		return -1;
-	for_each_possible_cpu(cpu) {
-		lo = per_cpu_offset(cpu);
-		if (addr >= lo && addr < lo + kc_percpu_unit) {
-			*offset = addr - lo;
-			return cpu;
-		}
-	}
-	return -1;
-}
-
-/*
- * Later chunks of dynamic per-CPU data are vmalloc space: one area per
- * group of units, laid out as the first chunk's groups are, the units in
- * the same order. Found by the area's allocator (pcpu_get_vm_areas()).
- */
-static struct vm_struct *(*kc_find_vm_area)(const void *addr);
-static unsigned long kc_pcpu_vm_caller;
-
-/* Whether a group of units may start @off past the first chunk's base. */
-static bool kc_percpu_group_start(unsigned long off)
-{
-	unsigned long u;
-	int cpu;
-
-	for_each_possible_cpu(cpu) {
-		u = per_cpu_offset(cpu) - kc_percpu_span_lo;
-		if (off && u < off && u + kc_percpu_unit >= off)
-			return false;
-	}
-	return true;
-}
-
-/*
- * Whose copy of per-CPU data in a later chunk @addr is, and the offset in
- * its unit; -1 if @addr is not in one, or if the layout leaves the unit's
- * owner ambiguous. It takes the vmalloc lock: for reports, in process
- * context.
- */
-int kc_percpu_owner_chunk(unsigned long addr, unsigned long *offset)
-{
-	unsigned long base, size, in_area, unit_off;
-	struct vm_struct *vm;
-	int cpu, owner = -1;
-
-	if (!kc_percpu_unit || !kc_find_vm_area || !kc_pcpu_vm_caller ||
-	    !is_vmalloc_addr((void *)addr))
-		return -1;
-	vm = kc_find_vm_area((void *)addr);
-	if (!vm || (unsigned long)READ_ONCE(vm->caller) != kc_pcpu_vm_caller)
-		return -1;
-	base = (unsigned long)READ_ONCE(vm->addr);
-	size = READ_ONCE(vm->size);
-	if (addr < base || addr - base >= size)
-		return -1;
-	in_area = rounddown(addr - base, kc_percpu_unit);
-	for_each_possible_cpu(cpu) {
-		unit_off = per_cpu_offset(cpu) - kc_percpu_span_lo;
-		if (unit_off < in_area ||
-		    !kc_percpu_group_start(unit_off - in_area))
-			continue;
-		if (owner >= 0)
-			return -1;
-		owner = cpu;
-	}
-	if (owner >= 0)
-		*offset = addr - base - in_area;
-	return owner;
-}
-
-/*
  * The per-CPU pointers of our breakpoints, read by the arming IPI: dynamic
  * per-CPU data, in the first chunk or in a later one (vmalloc space).
  */
@@ -1430,7 +1294,7 @@ static bool kc_addr_own_percpu(unsigned long addr, unsigned int size)
 	unsigned int i;
 	int cpu;
 
-	if (!kc_addr_in_first_chunk(addr, size) && !is_vmalloc_addr((void *)addr))
+	if (!kc_percpu_in_first_chunk(addr, size) && !is_vmalloc_addr((void *)addr))
 		return false;
 	for (i = 0; i < kc_nr_slots; i++) {
 		if (!kc_slots[i].bp)
@@ -1442,57 +1306,6 @@ static bool kc_addr_own_percpu(unsigned long addr, unsigned int size)
 		}
 	}
 	return false;
-}
-
-/*
- * Whether a %gs-relative access at the fixed offset @off into every CPU's
- * unit (no base or index register: a static per-CPU variable, of the
- * kernel or of a module) lies where nothing is watched, on every CPU and
- * at every execution. False where the layout is not known: the check at
- * the trap decides then.
- */
-bool kc_watch_percpu_offset_denied(unsigned long off, unsigned int size)
-{
-	return kc_percpu_deny_end && off < kc_percpu_deny_end;
-}
-
-/*
- * The unit is the distance between neighbouring CPUs' offsets.
- * (__per_cpu_end is no help: kallsyms lookups through kprobes refuse
- * per-CPU symbols.) A module's static per-CPU variable lies in the
- * reserved area, which is PERCPU_MODULE_RESERVE long and starts where the
- * kernel's static area ends: the end of what is refused is at most that
- * far past our own variable.
- */
-static void kc_percpu_bounds_init(void)
-{
-	unsigned long unit = 0, d, own, dr7, lo = ULONG_MAX, hi = 0;
-	int cpu, prev = -1;
-
-	for_each_possible_cpu(cpu) {
-		lo = min(lo, per_cpu_offset(cpu));
-		hi = max(hi, per_cpu_offset(cpu));
-		if (prev >= 0) {
-			d = per_cpu_offset(cpu) > per_cpu_offset(prev) ?
-			    per_cpu_offset(cpu) - per_cpu_offset(prev) :
-			    per_cpu_offset(prev) - per_cpu_offset(cpu);
-			if (d && (!unit || d < unit))
-				unit = d;
-		}
-		prev = cpu;
-	}
-	dr7 = (unsigned long)(void __force *)&cpu_dr7;
-	own = (unsigned long)(void __force *)&kc_watch_cpu;
-	if (!unit || unit > SZ_64M || dr7 >= unit)
-		return;
-	kc_percpu_unit = unit;
-	kc_find_vm_area = (void *)kc_lookup_function("find_vm_area");
-	kc_pcpu_vm_caller = kc_lookup_function("pcpu_get_vm_areas");
-	kc_percpu_deny_end = unit;
-	kc_percpu_span_lo = lo;
-	kc_percpu_span_hi = hi + unit;
-	if (own > dr7 && own + PERCPU_MODULE_RESERVE < unit)
-		kc_percpu_deny_end = own + PERCPU_MODULE_RESERVE;
 }
 
 /*
@@ -1554,7 +1367,7 @@ int kc_addr_refusal(unsigned long addr, unsigned int size)
 	if (kc_addr_is_detector(addr, size))
 		return KC_SKIP_FORBIDDEN;
 	if (kc_addr_own_percpu(addr, size) ||
-	    kc_addr_percpu_denied(addr, size))
+	    kc_percpu_denied(addr, size))
 		return KC_SKIP_PERCPU_DENIED;
 	if (addr >= PAGE_OFFSET && addr < (unsigned long)high_memory)
 		return -1;
@@ -1736,7 +1549,7 @@ int kc_watch_init(unsigned int nr_slots)
 
 	kc_nr_slots = nr_slots;
 	kc_split_probe();
-	kc_percpu_bounds_init();
+	kc_percpu_init();
 	kc_find_cpu_debugreg();
 	if (!kc_cpu_debugreg)
 		pr_info("perf's debug-register copy not found: watches reset by text patching are repaired late\n");
