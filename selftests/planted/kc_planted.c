@@ -1654,6 +1654,81 @@ noinline void kc_r29_sum(void)
 }
 
 /*
+ * R31: R29 with the counter where most alloc_percpu() data lies once a
+ * kernel has run a while, in a later chunk than the first (vmalloc
+ * space), and summed through a pointer formed before the load, as KASAN's
+ * kernels form every one: no register holds the CPU's offset there.
+ */
+static unsigned long __percpu *kc_r31_counts;
+static DEFINE_RAW_SPINLOCK(kc_r31_lock);
+unsigned long kc_r31_total;
+
+noinline void kc_r31_add(void)
+{
+	this_cpu_add(*kc_r31_counts, 1);
+}
+
+noinline void kc_r31_sum(void)
+{
+	unsigned long flags, sum = 0, *copy;
+	int cpu;
+
+	raw_spin_lock_irqsave(&kc_r31_lock, flags);
+	for_each_possible_cpu(cpu) {
+		copy = per_cpu_ptr(kc_r31_counts, cpu);
+		OPTIMIZER_HIDE_VAR(copy);
+		sum += *copy;
+	}
+	kc_r31_total = sum;
+	raw_spin_unlock_irqrestore(&kc_r31_lock, flags);
+}
+
+/* x86-64 embeds the first chunk in the direct map: later ones are vmalloc */
+static bool kc_percpu_later_chunk(void __percpu *p)
+{
+	return is_vmalloc_addr(per_cpu_ptr(p, 0));
+}
+
+#define KC_R31_FILLERS	2048
+
+/*
+ * A counter past the first chunk: fillers take what the first chunk has
+ * left, pages first, then words, until an allocation lands past it; then
+ * they go. NULL if none does within KC_R31_FILLERS.
+ */
+static unsigned long __percpu *kc_alloc_percpu_later(void)
+{
+	void __percpu **fillers;
+	void __percpu *p = NULL;
+	size_t size = PAGE_SIZE;
+	unsigned int n = 0;
+
+	fillers = kcalloc(KC_R31_FILLERS, sizeof(*fillers), GFP_KERNEL);
+	if (!fillers)
+		return NULL;
+	while (n < KC_R31_FILLERS) {
+		p = __alloc_percpu(size, sizeof(unsigned long));
+		if (!p)
+			break;
+		if (kc_percpu_later_chunk(p)) {
+			if (size == sizeof(unsigned long))
+				break;
+			/* the first chunk may keep words free still */
+			free_percpu(p);
+			size = sizeof(unsigned long);
+			p = NULL;
+			continue;
+		}
+		fillers[n++] = p;
+		p = NULL;
+	}
+	while (n--)
+		free_percpu(fillers[n]);
+	kfree(fillers);
+	return p;
+}
+
+/*
  * H4: sums of per-CPU copies that hold known values (CPU k's: k + 1, and
  * -(k + 1) in a second counter), read through per_cpu_ptr() as
  * percpu_counter's sum reads them: an add from memory, and a
@@ -1942,6 +2017,7 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "n20", { kc_n20_inc, kc_n20_inc }, { 0, 0 } },
 	{ "n21", { kc_n21_peek, kc_n20_inc }, { 0, 0 } },
 	{ "r30", { kc_r27_add, kc_r30_sum }, { 0, 1 } },
+	{ "r31", { kc_r31_add, kc_r31_sum }, { 0, 1 } },
 	{ "n22", { kc_n22_peek }, { 1 } },
 	{ "h4", { kc_h4_sum }, { 1 } },
 };
@@ -2082,7 +2158,11 @@ static int kc_facts_show(struct seq_file *m, void *v)
 		kc_fact_addr(m, name, per_cpu_ptr(kc_r27_counts, cpu));
 		snprintf(name, sizeof(name), "r29_cpu%d", cpu);
 		kc_fact_addr(m, name, per_cpu_ptr(kc_r29_counts, cpu));
+		snprintf(name, sizeof(name), "r31_cpu%d", cpu);
+		kc_fact_addr(m, name, per_cpu_ptr(kc_r31_counts, cpu));
 	}
+	seq_printf(m, "r31_later_chunk %d\n",
+		   kc_percpu_later_chunk(kc_r31_counts));
 	/* N17's words, the copies of the first online CPU: "address size" */
 	for (i = 0; i < ARRAY_SIZE(kc_n17_vars); i++)
 		seq_printf(m, "n17_%s %lx %zu\n", kc_n17_vars[i].name,
@@ -2293,9 +2373,10 @@ static int __init kc_planted_init(void)
 	kc_n20_counts = alloc_percpu(unsigned long);
 	kc_h4_longs = alloc_percpu(unsigned long);
 	kc_h4_ints = alloc_percpu(s32);
+	kc_r31_counts = kc_alloc_percpu_later();
 	if (!kc_r27_counts || !kc_n15_counts || !kc_r28_lists ||
 	    !kc_r29_counts || !kc_n20_counts || !kc_h3_pairs ||
-	    !kc_h4_longs || !kc_h4_ints)
+	    !kc_h4_longs || !kc_h4_ints || !kc_r31_counts)
 		goto free_percpu;
 	kc_h4_fill();
 	kc_n14_map();
@@ -2312,6 +2393,7 @@ static int __init kc_planted_init(void)
 	return 0;
 
 free_percpu:
+	free_percpu(kc_r31_counts);
 	free_percpu(kc_n20_counts);
 	free_percpu(kc_h4_longs);
 	free_percpu(kc_h4_ints);
@@ -2344,6 +2426,7 @@ static void __exit kc_planted_exit(void)
 	hrtimer_cancel(&kc_r17_timer);
 	if (kc_n14_regs)
 		iounmap(kc_n14_regs);
+	free_percpu(kc_r31_counts);
 	free_percpu(kc_n20_counts);
 	free_percpu(kc_h4_longs);
 	free_percpu(kc_h4_ints);

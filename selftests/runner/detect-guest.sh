@@ -86,6 +86,7 @@ declare -A funcs=(
 	[r28]="kc_r28_push kc_r28_drain"
 	[r29]="kc_r29_add kc_r29_sum"
 	[r30]="kc_r27_add kc_r30_sum kc_r30_copy"
+	[r31]="kc_r31_add kc_r31_sum"
 	[n22]="kc_n22_peek kc_r30_copy"
 	[n16]="kc_n16_inc kc_n16_peek"
 	[n17]="kc_n17_peek"

@@ -1126,6 +1126,32 @@ TEST_F_TIMEOUT(scenario, r29_copies_without_a_writer_are_passed, 600)
 }
 
 /*
+ * R31 is R29 where no register holds the copy's offset at the load (as
+ * under KASAN) and the counter lies in a later chunk: the copy's CPU is
+ * found by its address, in the areas the keeper looked up for the int3.
+ * Both kinds of pass happen there too.
+ */
+TEST_F_TIMEOUT(scenario, r31_later_chunk_copies_known_by_address, 600)
+{
+	long quiet, own;
+	char val[64];
+
+	ASSERT_TRUE(planted_fact("r31_later_chunk", val, sizeof(val)));
+	ASSERT_STREQ("1", val) TH_LOG("R31's counter is in the first chunk");
+	quiet = kc_stat("hits_passed_quiet");
+	own = kc_stat("hits_passed_own");
+	ASSERT_LE(0, quiet) TH_LOG("no hits_passed_quiet: %s", stats_text());
+	ASSERT_LT(quiet, targeted_run_until_stat("kc_r31_sum", "r31",
+						 "hits_passed_quiet",
+						 quiet + 1))
+		TH_LOG("no idle CPU's copy passed: %s", stats_text());
+	ASSERT_LT(own, targeted_run_until_stat("kc_r31_sum", "r31",
+					       "hits_passed_own", own + 1))
+		TH_LOG("the summing CPU's own copy never passed: %s",
+		       stats_text());
+}
+
+/*
  * A load the int3 carries out for R29's sum may trip the watch a sample of
  * the adder set on that copy: the racer is the sum, in the context the
  * int3 interrupted (a task, interrupts off under its lock), and not the
