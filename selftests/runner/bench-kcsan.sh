@@ -125,6 +125,12 @@ if booting kcollider && [ -n "${KREL:-}" ] &&
 	[ ! -d "/usr/lib/debug/lib/modules/$KREL" ] ||
 		module_marks=/usr/lib/debug/lib/modules/$KREL
 fi
+# and the table gives each harmful access its marking from the same DWARF
+table_marking=()
+if [ -n "$image_marks" ]; then
+	table_marking=(-V "/usr/lib/debug/boot/vmlinux-$KREL" -S "$source")
+	[ -z "$module_marks" ] || table_marking+=(-M "$module_marks")
+fi
 
 # 3. The three boots. run-vm.sh's exit status is the guest's; a failed
 # boot leaves the table without that column rather than ending the bench.
@@ -248,6 +254,7 @@ echo "# bench-kcsan: $table, $csv; raw: $kres $pres $cres"
 # 5. The real workload, when both boots ran it.
 if [ "${BENCH_KCSAN_REAL:-300}" != 0 ] && [ -s "$kres/real.txt" ] && [ -s "$cres/real.txt" ]; then
 	echo
-	"$top/selftests/runner/kcsan-real-table.sh" "$kres" "$cres" "$build/bench/kcsan-real"
+	"$top/selftests/runner/kcsan-real-table.sh" "$kres" "$cres" "$build/bench/kcsan-real" \
+		"${table_marking[@]}"
 	echo "# bench-kcsan: $build/bench/kcsan-real.txt, $build/bench/kcsan-real.csv"
 fi

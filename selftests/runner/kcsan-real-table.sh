@@ -10,14 +10,19 @@
 # carry their class, marking and object. A benchmark: nothing here fails
 # on a number.
 #
-# usage: kcsan-real-table.sh KCSAN_RESULTS KCOLLIDER_RESULTS OUT_PREFIX
+# usage: kcsan-real-table.sh KCSAN_RESULTS KCOLLIDER_RESULTS OUT_PREFIX [MARKING...]
 #   reads RESULTS/real.txt and RESULTS/functions.txt of each boot; writes
 #   OUT_PREFIX.txt (the table) and OUT_PREFIX.csv, and prints the table.
+#   MARKING: "kcollider report" options (-V VMLINUX -S SOURCE -M DIR) that
+#   give kcollider's accesses their marking, each side's kind joined by
+#   "/", sampled first; without them the marking column says "-".
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cli=${KC_CLI:-$top/user/kcollider}
 kres=$1 cres=$2 prefix=$3
+shift 3
+marking=("$@")
 die() { echo "kcsan-real-table: $*" >&2; exit 1; }
 command -v jq > /dev/null || die "jq not found (scripts/deps.sh amd64 kcsan-kernel)"
 [ -x "$cli" ] || die "$cli not built (make)"
@@ -37,17 +42,22 @@ segment() {
 		on' "$1/real.txt" 2> /dev/null
 }
 
-# pairs RESULTS NAME: one line per report, "PAIR<tab>CLASS<tab>MARKING<tab>
-# OBJECT", PAIR the two functions sorted, or one and "?" for a report
-# with one side; the CLI's parser reads KCSAN's reports and kcollider's.
+# pairs RESULTS NAME [MARKING...]: one line per report, "PAIR<tab>CLASS<tab>
+# MARKING<tab>OBJECT", PAIR the two functions sorted, or one and "?" for a
+# report with one side; the CLI's parser reads KCSAN's reports and
+# kcollider's. The marking options name one kernel's DWARF: kcollider's.
 pairs() {
-	segment "$1" "$2" | "$cli" report list -j - 2> /dev/null | jq -r '
+	local res=$1 run=$2
+	shift 2
+	segment "$res" "$run" | "$cli" report list -j "$@" - 2> /dev/null | jq -r '
 		select(.status == "ok") |
 		(.title | split(" / ") | map(sub("\\+0x.*"; "")) |
 		 if length == 1 then . + ["?"] else . end | sort | join(" / ")) as $pair |
 		[$pair,
 		 (.kcollider.class.value // "-"),
-		 ([.marking[]?.kind] | unique | join("+") | if . == "" then "-" else . end),
+		 ([(.marking // [])[] | select(.role == "sampled") | .kind] +
+		  [(.marking // [])[] | select(.role != "sampled") | .kind] |
+		  join("/") | if . == "" then "-" else . end),
 		 (.kcollider.object.value // "-")] | @tsv' | norm
 }
 
@@ -62,7 +72,7 @@ comm -12 "$tmp/kf" "$tmp/cf" > "$tmp/both"
 runs=$(sed -n 's/.*kc-bench: real start \([a-z-]*\)$/\1/p' "$cres/real.txt" | tr '\n' ' ')
 [ -n "$runs" ] || die "no kcollider run in $cres/real.txt"
 pairs "$kres" kcsan > "$tmp/kcsan"
-for r in $runs; do pairs "$cres" "$r" > "$tmp/run-$r"; done
+for r in $runs; do pairs "$cres" "$r" "${marking[@]}" > "$tmp/run-$r"; done
 
 # One row per distinct pair: whether both kernels have its functions, how
 # often each run reported it, and kcollider's facts (from its last run's
