@@ -278,6 +278,7 @@ void kc_marks_exit(void);
 int kc_marks_write(const char *buf, size_t len);
 ssize_t kc_marks_show(char *buf, size_t size);
 int kc_marks_kind_at(unsigned long ip);
+int kc_marks_known_at(unsigned long ip);
 
 /* state.c: read by every part, calls none */
 extern struct mutex kc_state_lock;

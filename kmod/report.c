@@ -25,6 +25,7 @@
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 
+#include <kcollider/marks.h>
 #include <kcollider/parse.h>
 #include <kcollider/report.h>
 #include "kcollider.h"
@@ -527,6 +528,37 @@ static void kc_out_locks(const struct kc_report *r)
 	kc_out("\n");
 }
 
+static const char *kc_marking_word(int kind)
+{
+	if (kind < 0)
+		return "unknown";
+	return kind == KC_MARKS_NONE ? "plain" : kc_marks_kind_word(kind);
+}
+
+/*
+ * Each side's marking, where "kcollider mark" read the source of its
+ * function. Where it read neither, only what the binary shows: one aligned
+ * plain load and one plain store may be READ_ONCE()/WRITE_ONCE(), which
+ * KCSAN would leave alone.
+ */
+static void kc_out_marking(const struct kc_report *r)
+{
+	int s = kc_marks_known_at(r->sampled.ip);
+	int x = r->has_racer ? kc_marks_known_at(r->racer.ip) : -ENOENT;
+
+	if (s < 0 && x < 0) {
+		if (kc_marking_unknown(r))
+			kc_out("%s%s: unknown load-store\n",
+			       KC_REPORT_TOOL_LINE, KC_REPORT_KEY_MARKING);
+		return;
+	}
+	kc_out("%s%s: sampled=%s", KC_REPORT_TOOL_LINE, KC_REPORT_KEY_MARKING,
+	       kc_marking_word(s));
+	if (r->has_racer)
+		kc_out(" racer=%s", kc_marking_word(x));
+	kc_out("\n");
+}
+
 static void kc_out_tool_lines(const struct kc_report *r, u64 seq,
 			      int filter)
 {
@@ -574,10 +606,8 @@ static void kc_out_tool_lines(const struct kc_report *r, u64 seq,
 		kc_out("%s%s: harmful%s\n", KC_REPORT_TOOL_LINE,
 		       KC_REPORT_KEY_CLASS,
 		       r->idempotent ? " idempotent=1" : "");
-	/* KCSAN would stay silent if these were READ_ONCE()/WRITE_ONCE() */
-	if (filter < 0 && kc_marking_unknown(r))
-		kc_out("%s%s: unknown load-store\n", KC_REPORT_TOOL_LINE,
-		       KC_REPORT_KEY_MARKING);
+	if (filter < 0)
+		kc_out_marking(r);
 	kc_out("%s%s: %llu\n", KC_REPORT_TOOL_LINE, KC_REPORT_KEY_SEQ, seq);
 }
 

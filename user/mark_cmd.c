@@ -43,7 +43,7 @@ struct mark_ctx {
 	int fd;			/* the marks file; -1 with --dry-run */
 	char buf[KC_MARKS_CHUNK + 128];
 	size_t len;
-	unsigned long ranges, marked, data_race, exempt;
+	unsigned long ranges, marked, data_race, exempt, analysed;
 };
 
 static void mark_usage(FILE *out)
@@ -69,6 +69,10 @@ static void mark_usage(FILE *out)
 		"are written as \"exempt\", which the module's \"exempt\" filter\n"
 		"treats as KCSAN does (filter=exempt).\n"
 		"\n"
+		"Every other function whose source was read is written as\n"
+		"\"analysed\": there an access no range marks is plain, and a\n"
+		"harmful report's \"marking:\" line says each side's marking.\n"
+		"\n"
 		"OPTIONS:\n"
 		"  -M, --modules DIR  .ko files with DWARF, searched below DIR\n"
 		"                   (repeatable; at least one)\n"
@@ -89,7 +93,8 @@ static void mark_usage(FILE *out)
 		KC_COMMON_USAGE
 		"\n"
 		"JSON: one object per module (\"vmlinux\" for the image): module,\n"
-		"ranges, marked, data_race, exempt, written.\n"
+		"ranges, marked, data_race, exempt, analysed (functions),\n"
+		"written.\n"
 		"\n"
 		KC_EXIT_HELP, prog_name);
 }
@@ -167,7 +172,8 @@ static int on_range(const char *section, uint64_t off, uint64_t len,
 				   "0x%" PRIx64 " %" PRIu64 " %s\n", base + off,
 				   len, word);
 counted:
-	c->ranges++;
+	c->ranges += kind != KC_MARK_ANALYSED;
+	c->analysed += kind == KC_MARK_ANALYSED;
 	c->marked += kind == KC_MARK_MARKED;
 	c->data_race += kind == KC_MARK_DATA_RACE;
 	c->exempt += kind == KC_MARK_EXEMPT;
@@ -194,19 +200,20 @@ static void print_result(const struct mark_ctx *c)
 		json_int(&j, "marked", c->marked);
 		json_int(&j, "data_race", c->data_race);
 		json_int(&j, "exempt", c->exempt);
+		json_int(&j, "analysed", c->analysed);
 		json_bool(&j, "written", !c->dry_run);
 		json_obj_end(&j);
 		json_line_end(&j);
 		return;
 	}
 	if (c->dry_run)
-		printf("# %s: %lu ranges (%lu marked, %lu data_race, %lu exempt)\n",
+		printf("# %s: %lu ranges (%lu marked, %lu data_race, %lu exempt), %lu analysed\n",
 		       c->module, c->ranges, c->marked, c->data_race,
-		       c->exempt);
+		       c->exempt, c->analysed);
 	else
-		printf("%s: %lu ranges written (%lu marked, %lu data_race, %lu exempt)\n",
+		printf("%s: %lu ranges written (%lu marked, %lu data_race, %lu exempt), %lu analysed\n",
 		       c->module, c->ranges, c->marked, c->data_race,
-		       c->exempt);
+		       c->exempt, c->analysed);
 }
 
 static int mark_module(struct kc_marking *m, struct mark_ctx *c,
@@ -215,7 +222,7 @@ static int mark_module(struct kc_marking *m, struct mark_ctx *c,
 	int ret;
 
 	c->module = name;
-	c->ranges = c->marked = c->data_race = c->exempt = 0;
+	c->ranges = c->marked = c->data_race = c->exempt = c->analysed = 0;
 	c->len = 0;
 	ret = kc_marking_module_ranges(m, name, on_range, c);
 	if (!ret)
@@ -482,7 +489,7 @@ static int mark_vmlinux(struct kc_marking *m, struct mark_ctx *c,
 	}
 	c->module = "vmlinux";
 	c->vmlinux = true;
-	c->ranges = c->marked = c->data_race = c->exempt = 0;
+	c->ranges = c->marked = c->data_race = c->exempt = c->analysed = 0;
 	c->len = 0;
 	if (c->dry_run)
 		print_image_header(m);
@@ -545,7 +552,8 @@ static int load_ranges(struct mark_ctx *c, const char *buf, size_t len)
 		c->len += snprintf(c->buf + c->len, sizeof(c->buf) - c->len,
 				   "0x%" PRIx64 " %u %s\n", r.start + c->kaslr,
 				   r.len, kc_marks_kind_word(r.kind));
-		c->ranges++;
+		c->ranges += r.kind != KC_MARKS_ANALYSED;
+		c->analysed += r.kind == KC_MARKS_ANALYSED;
 		c->marked += r.kind == KC_MARKS_MARKED;
 		c->data_race += r.kind == KC_MARKS_DATA_RACE;
 		c->exempt += r.kind == KC_MARKS_EXEMPT;
@@ -588,7 +596,7 @@ static int check_image_marks(const char *path, const char *buf, size_t len,
 		if (!llen || line[0] == '#')
 			continue;
 		if (kc_marks_parse_line(line, llen, &r)) {
-			kc_error("mark: %s:%u: not a range (0xADDR LEN marked|data_race|exempt): %.*s",
+			kc_error("mark: %s:%u: not a range (0xADDR LEN marked|data_race|exempt|analysed): %.*s",
 				 path, lineno, (int)(llen > 80 ? 80 : llen),
 				 line);
 			return -1;
@@ -623,7 +631,7 @@ static int mark_load(struct mark_ctx *c, const char *path)
 	    open_marks(c))
 		goto out;
 	c->module = "vmlinux";
-	c->ranges = c->marked = c->data_race = c->exempt = 0;
+	c->ranges = c->marked = c->data_race = c->exempt = c->analysed = 0;
 	c->len = 0;
 	ret = load_ranges(c, buf, len);
 	if (ret) {

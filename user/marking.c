@@ -1239,6 +1239,8 @@ static int cu_ranges(struct kc_marking *m, struct range_emit *e,
 	return ret ? ret : range_flush(e);
 }
 
+static int module_analysed(struct kc_marking *m, struct range_emit *e);
+
 int kc_marking_module_ranges(struct kc_marking *m, const char *name,
 			     kc_mark_range_cb cb, void *data)
 {
@@ -1256,7 +1258,9 @@ int kc_marking_module_ranges(struct kc_marking *m, const char *name,
 		ret = cu_ranges(m, &e, cu, bias);
 		ncu++;
 	}
-	return ret ? ret : ncu ? 0 : -ENODATA;
+	if (ret || !ncu)
+		return ret ? ret : -ENODATA;
+	return module_analysed(m, &e);
 }
 
 static int addr_cmp(const void *a, const void *b)
@@ -1363,12 +1367,13 @@ static GElf_Addr next_symbol(const struct range_emit *e, GElf_Addr a,
 }
 
 /*
- * A function of a unit built without KCSAN, whole: one range from each
- * symbol in it to the next (the module checks a range against the
- * symbol kallsyms finds at its start, and an assembler function may hold
- * other symbols), none longer than a range may be.
+ * A function whole, as @kind: one range from each symbol in it to the
+ * next (the module checks a range against the symbol kallsyms finds at its
+ * start, and an assembler function may hold other symbols), none longer
+ * than a range may be.
  */
-static int exempt_span(struct range_emit *e, const struct func_span *s)
+static int whole_span(struct range_emit *e, const struct func_span *s,
+		      enum kc_mark_kind kind)
 {
 	GElf_Addr a = s->start, end;
 	int ret = 0;
@@ -1379,9 +1384,30 @@ static int exempt_span(struct range_emit *e, const struct func_span *s)
 			end = a + KC_MARKS_MAX_LEN;
 		e->start = a;
 		e->end = end;
-		e->kind = KC_MARK_EXEMPT;
+		e->kind = kind;
 		ret = range_flush(e);
 		a = end;
+	}
+	return ret;
+}
+
+/*
+ * The functions whose line tables were read, as "analysed": there an
+ * access no range marks is plain, and the module's reports say so.
+ * Those of a unit built without KCSAN are exempt instead.
+ */
+static int analysed_spans(struct kc_marking *m, struct range_emit *e)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu;
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < e->nspans && !ret; i++) {
+		cu = dwfl_module_addrdie(e->mod, e->spans[i].start, &bias);
+		if (cu && !(m->exempt &&
+			    kc_exempt_cu(m->exempt, dwarf_diename(cu))))
+			ret = whole_span(e, &e->spans[i], KC_MARK_ANALYSED);
 	}
 	return ret;
 }
@@ -1403,7 +1429,7 @@ static int span_cus(struct kc_marking *m, struct range_emit *e)
 		if (!cu)
 			continue;
 		if (kc_exempt_cu(m->exempt, dwarf_diename(cu))) {
-			ret = exempt_span(e, &e->spans[i]);
+			ret = whole_span(e, &e->spans[i], KC_MARK_EXEMPT);
 			continue;
 		}
 		off = dwarf_dieoffset(cu);
@@ -1424,6 +1450,34 @@ static int span_cus(struct kc_marking *m, struct range_emit *e)
 		ret = cu_ranges(m, e, cu, bias);
 	}
 	free(seen);
+	return ret;
+}
+
+static bool any_func(const char *name, void *data)
+{
+	return true;
+}
+
+/* Every function of a module with a unit in its DWARF, as analysed. */
+static int module_analysed(struct kc_marking *m, struct range_emit *e)
+{
+	struct func_span *spans;
+	GElf_Addr *syms;
+	int ret;
+
+	ret = chosen_spans(e->mod, any_func, NULL, &spans, &e->nspans);
+	if (ret)
+		return ret;
+	ret = symbol_addrs(e->mod, &syms, &e->nsyms);
+	e->spans = spans;
+	e->syms = syms;
+	if (!ret)
+		ret = analysed_spans(m, e);
+	e->spans = NULL;
+	e->nspans = 0;
+	e->syms = NULL;
+	free(syms);
+	free(spans);
 	return ret;
 }
 
@@ -1449,11 +1503,13 @@ int kc_marking_vmlinux_ranges(struct kc_marking *m, kc_mark_func_cb want,
 	e.spans = spans;
 	e.nspans = nspans;
 	ret = read_exempt_rules(m);
-	if (!ret && kc_exempt_rules(m->exempt))
+	if (!ret)
 		ret = symbol_addrs(f->mod, &syms, &e.nsyms);
 	e.syms = syms;
 	if (!ret)
 		ret = nspans ? span_cus(m, &e) : -ESRCH;
+	if (!ret)
+		ret = analysed_spans(m, &e);
 	free(syms);
 	free(spans);
 	return ret;
@@ -1506,6 +1562,7 @@ const char *kc_mark_kind_name(enum kc_mark_kind k)
 		[KC_MARK_MARKED] = "marked",
 		[KC_MARK_DATA_RACE] = "data_race",
 		[KC_MARK_EXEMPT] = "exempt",
+		[KC_MARK_ANALYSED] = "analysed",
 	};
 
 	return names[k];

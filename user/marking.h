@@ -19,6 +19,7 @@ enum kc_mark_kind {
 	KC_MARK_MARKED,
 	KC_MARK_DATA_RACE,
 	KC_MARK_EXEMPT,		/* built without KCSAN: see exempt.h */
+	KC_MARK_ANALYSED,	/* a range: a function whose source was read */
 };
 
 struct kc_mark {

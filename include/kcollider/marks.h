@@ -7,8 +7,11 @@
  * the source and its Makefiles and writes them; the module's "marked" and
  * "exempt" filters read them. One range per line:
  *
- *	0x<start, hex> <length in bytes, decimal> marked|data_race|exempt
+ *	0x<start, hex> <length in bytes, decimal> marked|data_race|exempt|analysed
  *
+ * "analysed" covers code whose every access the source was read for:
+ * there, an access in no marked or data_race range is plain, and a report
+ * says so. Without it, nothing is known of an access no range holds.
  * or the single word "clear". A write holds whole lines, each ending in a
  * newline (the last one's may be left out); writes add up.
  */
@@ -25,6 +28,7 @@ enum kc_marks_kind {
 	KC_MARKS_MARKED,
 	KC_MARKS_DATA_RACE,
 	KC_MARKS_EXEMPT,
+	KC_MARKS_ANALYSED,
 	KC_MARKS_NR_KINDS,
 };
 
@@ -35,6 +39,7 @@ static inline const char *kc_marks_kind_word(u32 kind)
 		[KC_MARKS_MARKED] = "marked",
 		[KC_MARKS_DATA_RACE] = "data_race",
 		[KC_MARKS_EXEMPT] = "exempt",
+		[KC_MARKS_ANALYSED] = "analysed",
 	};
 
 	return kind < KC_MARKS_NR_KINDS ? words[kind] : "?";
@@ -86,6 +91,8 @@ static inline int kc_marks_parse_line(const char *s, size_t len,
 		r->kind = KC_MARKS_DATA_RACE;
 	else if (kc_parse_word_is(kind, s + len - kind, "exempt"))
 		r->kind = KC_MARKS_EXEMPT;
+	else if (kc_parse_word_is(kind, s + len - kind, "analysed"))
+		r->kind = KC_MARKS_ANALYSED;
 	else
 		return -EINVAL;
 	if (start + n < start)

@@ -67,9 +67,13 @@
  *   suppressed, memory-reuse, marked-atomic, marked, own-wakeup,
  *   own-cpu, exempt) when
  *   benign races are printed in full.
- * - marking: "unknown load-store" after a harmful class line when the
- *   pair is one aligned plain load and one plain store: the binary cannot
- *   show whether they were READ_ONCE()/WRITE_ONCE() (KCSAN's silence).
+ * - marking: after a harmful class line, "sampled=<kind> racer=<kind>"
+ *   (plain, marked, data_race, exempt, or unknown for a function "mark"
+ *   did not read; no racer= in a one-sided report) where the source of
+ *   either side's function was read; otherwise "unknown load-store" when
+ *   the pair is one aligned plain load and one plain store: the binary
+ *   cannot show whether they were READ_ONCE()/WRITE_ONCE() (KCSAN's
+ *   silence).
  * - watch: " cover=0x<addr>/<len>" when an unaligned access was watched
  *   through the aligned range around it.
  * - By default a benign race is not a report but one line of its own,

@@ -278,6 +278,34 @@ TEST(exempt_rules_of_makefiles)
 	kc_exempt_free(x);
 }
 
+/*
+ * Takes the "analysed" lines (the functions read) out of out, which then
+ * holds only the ranges the source marks or exempts; returns whether
+ * @want (a line's start, e.g. ".text+0x20 ") was one of them.
+ */
+static bool drop_analysed(const char *want)
+{
+	char *r = out, *w = out, *nl;
+	bool found = false;
+
+	while (*r) {
+		size_t n;
+
+		nl = strchr(r, '\n');
+		n = nl ? (size_t)(nl - r + 1) : strlen(r);
+		if (*r != '#' && n > 10 &&
+		    !strncmp(r + n - (nl ? 10 : 9), " analysed", 9)) {
+			found |= want && !strncmp(r, want, strlen(want));
+		} else {
+			memmove(w, r, n);
+			w += n;
+		}
+		r += n;
+	}
+	*w = '\0';
+	return found;
+}
+
 /* The first line of out that starts with "0x<@addr> ", or "". */
 static const char *range_at(unsigned long addr)
 {
@@ -422,6 +450,8 @@ TEST(seqcount_code_is_marked)
 	ASSERT_NE(0, data);
 	ASSERT_EQ(0, run(KC " mark -n -V " KC_MARK_FX_DIR "/fxseq-vmlinux -f 'fx_*'"))
 		TH_LOG("%s", out);
+	snprintf(cmd, sizeof(cmd), "0x%lx ", reader);
+	EXPECT_TRUE(drop_analysed(cmd)) TH_LOG("%s", out);
 	EXPECT_TRUE(range_is(range_at(reader), "marked")) TH_LOG("%s", out);
 	EXPECT_TRUE(range_is(range_at(writer), "marked")) TH_LOG("%s", out);
 	EXPECT_STREQ("", range_at(data)) TH_LOG("%s", out);
@@ -454,6 +484,9 @@ TEST(mark_dry_run_ranges_and_no_dwarf)
 	char dir[] = "/tmp/kc_marking_XXXXXX", cmd[1024];
 
 	ASSERT_EQ(0, run(KC " mark -n -M " KC_MARK_FX_DIR " fxmark")) TH_LOG("%s", out);
+	/* every function was read, the plain load's included */
+	EXPECT_NE(NULL, strstr(out, "), 11 analysed\n")) TH_LOG("%s", out);
+	EXPECT_TRUE(drop_analysed(".text+0x20 ")) TH_LOG("%s", out);
 	/* READ_ONCE, WRITE_ONCE, the inlined helper's READ_ONCE: marked */
 	EXPECT_NE(NULL, strstr(out, ".text+0x0 ")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, ".text+0x10 ")) TH_LOG("%s", out);
@@ -505,6 +538,9 @@ TEST(mark_vmlinux_ranges_by_function_glob)
 	ASSERT_NE(0, wonce);
 	ASSERT_EQ(0, run(KC " mark -n -V " KC_MARK_FX_DIR "/fxvmlinux -f 'fx_*'"))
 		TH_LOG("%s", out);
+	/* the plain function was read: analysed, and no range of its own */
+	snprintf(want, sizeof(want), "0x%lx ", plain);
+	EXPECT_TRUE(drop_analysed(want)) TH_LOG("%s", out);
 	snprintf(want, sizeof(want), "0x%lx ", once);
 	EXPECT_NE(NULL, strstr(out, want)) TH_LOG("%s", out);
 	snprintf(want, sizeof(want), "0x%lx ", wonce);
@@ -554,6 +590,8 @@ static void check_marked_and_plain(struct __test_metadata *_metadata,
 	snprintf(cmd, sizeof(cmd), KC " mark -n -V %s -f '%s*'", img, prefix);
 	ASSERT_LT(strlen(cmd) + 1, sizeof(cmd));
 	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
+	snprintf(cmd, sizeof(cmd), "0x%lx ", plain);
+	EXPECT_TRUE(drop_analysed(cmd)) TH_LOG("%s", out);
 	EXPECT_TRUE(range_is(range_at(marked), "marked")) TH_LOG("%s", out);
 	EXPECT_STREQ("", range_at(plain)) TH_LOG("%s", out);
 	/* every range the scan found is the marked function's */
@@ -629,7 +667,7 @@ TEST(saved_image_marks_name_their_image)
 	fputs("0x1000 4 plain\n", f);
 	fclose(f);
 	EXPECT_EQ(1, run(KC " mark --load " KC_MARK_FX_DIR "/fxvmlinux.marks 2>&1"));
-	EXPECT_NE(NULL, strstr(out, "not a range (0xADDR LEN marked|data_race|exempt)"))
+	EXPECT_NE(NULL, strstr(out, "not a range (0xADDR LEN marked|data_race|exempt|analysed)"))
 		TH_LOG("%s", out);
 }
 

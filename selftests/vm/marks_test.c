@@ -65,6 +65,20 @@ static long marks_ranges(void)
 	return n;
 }
 
+/* "analysed N" of the marks file: the functions whose source was read. */
+static long marks_analysed(void)
+{
+	char buf[256];
+	const char *p = NULL;
+	long n = -1;
+
+	if (kc_read_attr("marks", buf, sizeof(buf)) > 0)
+		p = strstr(buf, "\nanalysed ");
+	if (p)
+		sscanf(p, "\nanalysed %ld", &n);
+	return n;
+}
+
 static void mark_planted(struct __test_metadata *_metadata)
 {
 	char cmd[1024];
@@ -130,6 +144,25 @@ static void expect_harmful(struct __test_metadata *_metadata,
 		TH_LOG("%.3000s", read_reports());
 }
 
+/*
+ * A harmful pair after "mark": the report says each side's marking, x and
+ * y (either side may have been the sampled one).
+ */
+static void expect_harmful_marking(struct __test_metadata *_metadata,
+				   const char *scenario, const char *a,
+				   const char *b, const char *x, const char *y)
+{
+	char one[96], other[96];
+	const char *log;
+
+	expect_harmful(_metadata, scenario, a, b);
+	snprintf(one, sizeof(one), "kcollider: marking: sampled=%s racer=%s\n", x, y);
+	snprintf(other, sizeof(other), "kcollider: marking: sampled=%s racer=%s\n", y, x);
+	log = read_reports();
+	EXPECT_TRUE(strstr(log, one) || strstr(log, other)) TH_LOG("%.3000s", log);
+	EXPECT_EQ(NULL, strstr(log, "marking: unknown")) TH_LOG("%.3000s", log);
+}
+
 TEST_F_TIMEOUT(marking, n10_read_once_flag_vs_write_once_is_marked, 150)
 {
 	expect_marked(_metadata, "n10", "kc_n10_set_stop", "kc_n10_should_stop");
@@ -147,7 +180,8 @@ TEST_F_TIMEOUT(marking, n12_data_race_read_vs_plain_store_is_marked, 150)
 
 TEST_F_TIMEOUT(marking, r20_write_once_vs_plain_read_stays_harmful, 150)
 {
-	expect_harmful(_metadata, "r20", "kc_r20_set_stop", "kc_r20_should_stop_plain");
+	expect_harmful_marking(_metadata, "r20", "kc_r20_set_stop",
+			       "kc_r20_should_stop_plain", "marked", "plain");
 }
 
 TEST_F_TIMEOUT(marking, r21_release_vs_plain_read_stays_harmful, 150)
@@ -157,7 +191,8 @@ TEST_F_TIMEOUT(marking, r21_release_vs_plain_read_stays_harmful, 150)
 
 TEST_F_TIMEOUT(marking, r22_plain_read_vs_plain_store_stays_harmful, 150)
 {
-	expect_harmful(_metadata, "r22", "kc_r22_note", "kc_r22_peek");
+	expect_harmful_marking(_metadata, "r22", "kc_r22_note", "kc_r22_peek",
+			       "plain", "plain");
 }
 
 /*
@@ -285,6 +320,7 @@ TEST_F_TIMEOUT(marking, marks_follow_the_module_and_bad_writes_change_nothing, 1
 	char before[256], after[256];
 
 	mark_planted(_metadata);
+	EXPECT_LT(0, marks_analysed());
 	ASSERT_LT(0, kc_read_attr("marks", before, sizeof(before)));
 	EXPECT_EQ(-EINVAL, kc_write_attr("marks", "0x10 4 marked"));
 	EXPECT_EQ(-EINVAL, kc_write_attr("marks", "0xffffffffc0000000 4 plain"));
@@ -293,10 +329,12 @@ TEST_F_TIMEOUT(marking, marks_follow_the_module_and_bad_writes_change_nothing, 1
 	EXPECT_STREQ(before, after);
 	ASSERT_EQ(0, kc_unload_module("kc_planted"));
 	EXPECT_EQ(0, marks_ranges());
+	EXPECT_EQ(0, marks_analysed());
 	ASSERT_EQ(0, load_planted());
 	mark_planted(_metadata);
 	ASSERT_EQ(0, kc_write_attr("marks", "clear"));
 	EXPECT_EQ(0, marks_ranges());
+	EXPECT_EQ(0, marks_analysed());
 }
 
 /*
