@@ -14,8 +14,7 @@ case ${2:-} in
 debug-kernel)
 	extra=(flex bison bc libssl-dev libelf-dev dwarves linux-source-6.1) ;;
 kcsan-kernel)
-	# the kernel build, and jq: the real-workload table reads the CLI's JSON
-	extra=(flex bison bc libssl-dev libelf-dev dwarves linux-source-6.1 jq) ;;
+	extra=(flex bison bc libssl-dev libelf-dev dwarves linux-source-6.1) ;;
 fuzz)
 	# make fuzz: clang, and its libFuzzer/sanitizer runtimes (only a
 	# recommendation of clang's, which --no-install-recommends skips)
@@ -36,8 +35,9 @@ pkgs=(
 	libcapstone-dev libelf-dev libdw-dev pkg-config
 	# BTF field names in the CLI; the BTF test's fixture (pahole) and oracle
 	libbpf-dev dwarves bpftool
-	# the benchmark scripts: arithmetic, pgrep
-	bc procps
+	# the benchmark scripts: arithmetic, pgrep; jq: bench-kcsan's
+	# real-workload table reads the CLI's JSON (and its host test)
+	bc procps jq
 	# make hunt: its workload, and ext4 on a loop device
 	stress-ng e2fsprogs
 	# rendering the man pages (host test)

@@ -24,7 +24,7 @@ kres=$1 cres=$2 prefix=$3
 shift 3
 marking=("$@")
 die() { echo "kcsan-real-table: $*" >&2; exit 1; }
-command -v jq > /dev/null || die "jq not found (scripts/deps.sh amd64 kcsan-kernel)"
+command -v jq > /dev/null || die "jq not found (make deps)"
 [ -x "$cli" ] || die "$cli not built (make)"
 
 tmp=$(mktemp -d)

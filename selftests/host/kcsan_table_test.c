@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * selftests/runner/kcsan-real-table.sh, the real-workload half of make
+ * bench-kcsan, on two boots' logs written here: a pair both tools report,
+ * one only kcollider's hunt reports, one whose function only Debian's
+ * kernel has (not comparable); kcollider's class, and the marking of
+ * each side read from the marking fixture's image (-V).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#define TABLE KC_TOP "/selftests/runner/kcsan-real-table.sh"
+#define CLI KC_TOP "/user/kcollider"
+#define FX_IMAGE KC_MARK_FX_DIR "/fxvmlinux"
+#define RULE "=================================================================="
+
+static char out[1 << 15];
+
+static int run(const char *cmd)
+{
+	FILE *p = popen(cmd, "r");
+	size_t n;
+
+	if (!p)
+		return -1;
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	return WEXITSTATUS(pclose(p));
+}
+
+static void kcsan_report(FILE *f, const char *a, const char *b)
+{
+	fprintf(f, "[ 10.0] %s\n[ 10.0] BUG: KCSAN: data-race in %s / %s\n[ 10.0] \n",
+		RULE, a, b);
+	fprintf(f, "[ 10.0] write to 0xffffffff82002010 of 4 bytes by task 7 on cpu 1:\n");
+	fprintf(f, "[ 10.0]  %s+0x6/0x7\n[ 10.0]  kthread+0xd7/0x100\n[ 10.0] \n", b);
+	fprintf(f, "[ 10.0] read to 0xffffffff82002010 of 4 bytes by task 8 on cpu 0:\n");
+	fprintf(f, "[ 10.0]  %s+0x0/0x7\n[ 10.0]  kthread+0xd7/0x100\n[ 10.0] \n", a);
+	fprintf(f, "[ 10.0] Reported by Kernel Concurrency Sanitizer on:\n");
+	fprintf(f, "[ 10.0] CPU: 0 PID: 8 Comm: t Not tainted 6.1.0 #1\n[ 10.0] %s\n",
+		RULE);
+}
+
+/* @sampled reads, at its first instruction; @racer wrote, just before its +0x6 */
+static void kcollider_report(FILE *f, const char *sampled, const char *racer)
+{
+	fprintf(f, "[ 20.0] %s\n[ 20.0] BUG: KCOLLIDER: data-race in %s / %s\n[ 20.0] \n",
+		RULE, strcmp(sampled, racer) < 0 ? sampled : racer,
+		strcmp(sampled, racer) < 0 ? racer : sampled);
+	fprintf(f, "[ 20.0] write to 0xffffffff82002010 of 4 bytes by task 7 on cpu 1:\n");
+	fprintf(f, "[ 20.0]  %s+0x6/0x7\n[ 20.0]  kthread+0xd7/0x100\n[ 20.0] \n", racer);
+	fprintf(f, "[ 20.0] read to 0xffffffff82002010 of 4 bytes by task 8 on cpu 0:\n");
+	fprintf(f, "[ 20.0]  %s+0x0/0x7\n[ 20.0]  kthread+0xd7/0x100\n[ 20.0] \n", sampled);
+	fprintf(f, "[ 20.0] kcollider: class: harmful\n");
+	fprintf(f, "[ 20.0] kcollider: object: global sym=fx_flag+0x0/0x4\n[ 20.0] \n");
+	fprintf(f, "[ 20.0] Reported by kcollider on:\n");
+	fprintf(f, "[ 20.0] CPU: 0 PID: 8 Comm: t 6.1.0-57-amd64\n[ 20.0] %s\n", RULE);
+}
+
+static FILE *open_in(const char *dir, const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return fopen(path, "w");
+}
+
+/* KCSAN's boot: one pair; kcollider's: default nothing, hunt three pairs. */
+static int write_boots(const char *k, const char *c)
+{
+	FILE *f;
+
+	f = open_in(k, "real.txt");
+	if (!f)
+		return -1;
+	fprintf(f, "[  5.0] kc-bench: real start kcsan\n");
+	kcsan_report(f, "fx_read_plain", "fx_write_once");
+	fprintf(f, "[ 99.0] kc-bench: real end kcsan\n");
+	fclose(f);
+	f = open_in(k, "functions.txt");
+	if (!f)
+		return -1;
+	fprintf(f, "fx_read_plain\nfx_write_once\nfx_write_plain\nfx_read_once\n");
+	fclose(f);
+
+	f = open_in(c, "real.txt");
+	if (!f)
+		return -1;
+	fprintf(f, "[  5.0] kc-bench: real start default\n[ 15.0] kc-bench: real end default\n");
+	fprintf(f, "[ 16.0] kc-bench: real start hunt\n");
+	kcollider_report(f, "fx_read_plain", "fx_write_once");
+	kcollider_report(f, "fx_read_plain", "fx_write_once");
+	kcollider_report(f, "fx_read_once", "fx_write_plain");
+	kcollider_report(f, "fx_wait_plain", "fx_write_plain");
+	fprintf(f, "[ 99.0] kc-bench: real end hunt\n");
+	fclose(f);
+	f = open_in(c, "functions.txt");
+	if (!f)
+		return -1;
+	fprintf(f, "fx_read_plain\nfx_write_once\nfx_write_plain\nfx_read_once\n"
+		"fx_wait_plain\n");
+	fclose(f);
+	return 0;
+}
+
+/* The table's line for @pair, or "". */
+static const char *row(const char *pair)
+{
+	static char line[512];
+	const char *p = out, *end;
+
+	while ((p = strstr(p, pair))) {
+		if (p == out || p[-1] == '\n') {
+			end = strchr(p, '\n');
+			snprintf(line, sizeof(line), "%.*s",
+				 (int)(end ? end - p : (long)strlen(p)), p);
+			return line;
+		}
+		p++;
+	}
+	return "";
+}
+
+/* @line's whitespace-separated fields from the pair's end, in @f. */
+static int fields(const char *line, const char *pair, char f[8][32])
+{
+	return sscanf(line + strlen(pair), "%31s %31s %31s %31s %31s %31s",
+		      f[0], f[1], f[2], f[3], f[4], f[5]);
+}
+
+TEST(pairs_counted_compared_and_marked)
+{
+	char dir[] = "/tmp/kc_ktable_XXXXXX", k[64], c[64], cmd[1024];
+	char f[8][32];
+	const char *both = "fx_read_plain / fx_write_once";
+
+	ASSERT_EQ(0, access(CLI, X_OK)) TH_LOG("build the CLI first (make)");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(k, sizeof(k), "%s/k", dir);
+	snprintf(c, sizeof(c), "%s/c", dir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s %s", k, c);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, write_boots(k, c));
+
+	snprintf(cmd, sizeof(cmd), "bash %s %s %s %s/t -V %s 2>&1", TABLE, k, c,
+		 dir, FX_IMAGE);
+	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
+	/* KCSAN 1, default 0, hunt 2, harmful, each side's marking, object */
+	ASSERT_EQ(6, fields(row(both), both, f)) TH_LOG("%s", out);
+	EXPECT_STREQ("1", f[0]);
+	EXPECT_STREQ("0", f[1]);
+	EXPECT_STREQ("2", f[2]);
+	EXPECT_STREQ("harmful", f[3]);
+	EXPECT_STREQ("plain/marked", f[4]) TH_LOG("%s", out);
+	EXPECT_STREQ("global", f[5]);
+	/* found by kcollider only, both kernels have its functions */
+	ASSERT_EQ(6, fields(row("fx_read_once / fx_write_plain"),
+			    "fx_read_once / fx_write_plain", f)) TH_LOG("%s", out);
+	EXPECT_STREQ("0", f[0]);
+	EXPECT_STREQ("1", f[2]);
+	EXPECT_STREQ("marked/plain", f[4]) TH_LOG("%s", out);
+	/* fx_wait_plain is only in kcollider's kernel: listed apart */
+	EXPECT_LT(strstr(out, "not comparable"), strstr(out, "fx_wait_plain / fx_write_plain"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "distinct comparable pairs: both 1, KCSAN only 0, kcollider only 1"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "reported by kcollider hunt: 1 of 1")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "reported by kcollider default: 0 of 1")) TH_LOG("%s", out);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ASSERT_EQ(0, system(cmd));
+}
+
+/* Without its inputs the table says what is missing and fails. */
+TEST(missing_logs_fail_clearly)
+{
+	snprintf(out, sizeof(out), "x");
+	ASSERT_EQ(1, run("bash " TABLE " /nonexistent-k /nonexistent-c /tmp/kc-none 2>&1"));
+	EXPECT_NE(NULL, strstr(out, "no /nonexistent-k/real.txt")) TH_LOG("%s", out);
+}
+
+TEST_HARNESS_MAIN
