@@ -69,6 +69,16 @@ static FILE *open_in(const char *dir, const char *name)
 	return fopen(path, "w");
 }
 
+static int write_text(const char *dir, const char *name, const char *text)
+{
+	FILE *f = open_in(dir, name);
+
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
 /* KCSAN's boot: one pair; kcollider's: default nothing, hunt three pairs. */
 static int write_boots(const char *k, const char *c)
 {
@@ -81,11 +91,9 @@ static int write_boots(const char *k, const char *c)
 	kcsan_report(f, "fx_read_plain", "fx_write_once");
 	fprintf(f, "[ 99.0] kc-bench: real end kcsan\n");
 	fclose(f);
-	f = open_in(k, "functions.txt");
-	if (!f)
+	if (write_text(k, "functions.txt",
+		       "fx_read_plain\nfx_write_once\nfx_write_plain\nfx_read_once\n"))
 		return -1;
-	fprintf(f, "fx_read_plain\nfx_write_once\nfx_write_plain\nfx_read_once\n");
-	fclose(f);
 
 	f = open_in(c, "real.txt");
 	if (!f)
@@ -98,13 +106,9 @@ static int write_boots(const char *k, const char *c)
 	kcollider_report(f, "fx_wait_plain", "fx_write_plain");
 	fprintf(f, "[ 99.0] kc-bench: real end hunt\n");
 	fclose(f);
-	f = open_in(c, "functions.txt");
-	if (!f)
-		return -1;
-	fprintf(f, "fx_read_plain\nfx_write_once\nfx_write_plain\nfx_read_once\n"
-		"fx_wait_plain\n");
-	fclose(f);
-	return 0;
+	return write_text(c, "functions.txt",
+			  "fx_read_plain\nfx_write_once\nfx_write_plain\nfx_read_once\n"
+			  "fx_wait_plain\n");
 }
 
 /* The table's line for @pair, or "". */
