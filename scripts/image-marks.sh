@@ -48,8 +48,8 @@ vmlinux=${2:-/usr/lib/debug/boot/vmlinux-$release}
 # v2: with the exempt ranges of the source's KCSAN_SANITIZE rules;
 # v3: seqlock.h's code marked; v4: a call left open read on to its end;
 # v5: the bodies of the macros a file defines; v6: a condition's column;
-# v7: the functions read, "analysed"
-out=$cache/marks-v7-$release-$(stat -L -c '%s-%Y' "$vmlinux").marks
+# v7: the functions read, "analysed"; v8: local_t's operations marked
+out=$cache/marks-v8-$release-$(stat -L -c '%s-%Y' "$vmlinux").marks
 if [ ! -s "$out" ]; then
 	kernel_source
 	echo "$tag: reading $vmlinux (once per image)" >&2

@@ -131,6 +131,28 @@ static bool is_atomic_load_store(const char *id)
 	return false;
 }
 
+/*
+ * local_t's operations (asm/local.h): one instruction without LOCK, atomic
+ * against the owning CPU's interrupts, and asm that KCSAN never sees.
+ */
+static bool is_local_op(const char *id)
+{
+	static const char * const ops[] = {
+		"read", "set", "inc", "dec", "add", "sub", "sub_and_test",
+		"dec_and_test", "inc_and_test", "add_negative", "add_return",
+		"sub_return", "inc_return", "dec_return", "cmpxchg",
+		"try_cmpxchg", "xchg", "add_unless", "inc_not_zero",
+	};
+	size_t i;
+
+	if (strncmp(id, "local_", 6))
+		return false;
+	for (i = 0; i < ARRAY_SIZE(ops); i++)
+		if (!strcmp(id + 6, ops[i]))
+			return true;
+	return false;
+}
+
 /* rcu_dereference*() is READ_ONCE(); the _protected variant is plain. */
 static bool is_rcu_dereference(const char *id)
 {
@@ -148,7 +170,8 @@ static const char *marker_of_ident(const char *id, enum kc_mark_kind *kind)
 			return kc_markers[i].name;
 		}
 	}
-	if (is_atomic_load_store(id) || is_rcu_dereference(id)) {
+	if (is_atomic_load_store(id) || is_rcu_dereference(id) ||
+	    is_local_op(id)) {
 		*kind = KC_MARK_MARKED;
 		return id;
 	}
@@ -707,20 +730,31 @@ static const char *inlined_marker(Dwfl_Module *mod, GElf_Addr addr,
 	return hit;
 }
 
-/*
- * The code of seqlock.h touches only the sequence count, and KCSAN takes
- * those accesses as atomic: its readers and writers open atomic regions
- * (kcsan_atomic_next(), kcsan_nestable_atomic_begin()). Its lines cannot
- * say so themselves: the helpers are made by macros (SEQCOUNT_LOCKNAME),
- * whose rows are the line that invokes the macro, no READ_ONCE() in it.
- */
-static bool is_seqcount_code(const char *file)
+static bool path_ends_with(const char *file, const char *name)
 {
-	static const char name[] = "include/linux/seqlock.h";
-	size_t n = strlen(file), k = sizeof(name) - 1;
+	size_t n = strlen(file), k = strlen(name);
 
 	return n >= k && !strcmp(file + n - k, name) &&
 	       (n == k || file[n - k - 1] == '/');
+}
+
+/*
+ * Headers whose every access is marked, whatever its lines say. The code
+ * of seqlock.h touches only the sequence count, and KCSAN takes those
+ * accesses as atomic: its readers and writers open atomic regions
+ * (kcsan_atomic_next(), kcsan_nestable_atomic_begin()). Its lines cannot
+ * say so themselves: the helpers are made by macros (SEQCOUNT_LOCKNAME),
+ * whose rows are the line that invokes the macro, no READ_ONCE() in it.
+ * x86's local.h is local_t's operations, asm statements whose lines name
+ * no marker, and which KCSAN never sees.
+ */
+static const char *marked_header(const char *file)
+{
+	if (path_ends_with(file, "include/linux/seqlock.h"))
+		return "seqcount";
+	if (path_ends_with(file, "arch/x86/include/asm/local.h"))
+		return "local_t";
+	return NULL;
 }
 
 /* Calls opened and not closed in @text: more '(' than ')'. */
@@ -838,9 +872,9 @@ static bool mark_line(struct kc_marking *m, const char *file, int line,
 	enum kc_mark_kind kind;
 	char joined[KC_STATEMENT_MAX];
 
-	if (is_seqcount_code(file)) {
+	hit = marked_header(file);
+	if (hit) {
 		*have_text = true;
-		hit = "seqcount";
 		kind = KC_MARK_MARKED;
 	} else {
 		text = source_line(m, file, line);

@@ -32,14 +32,24 @@ static int run(const char *cmd)
 	return WEXITSTATUS(pclose(p));
 }
 
+/* dmesg's empty line: its timestamp and the space after it */
+static void blank(FILE *f, const char *stamp)
+{
+	fprintf(f, "[ %s] ", stamp);
+	fputc('\n', f);
+}
+
 static void kcsan_report(FILE *f, const char *a, const char *b)
 {
-	fprintf(f, "[ 10.0] %s\n[ 10.0] BUG: KCSAN: data-race in %s / %s\n[ 10.0] \n",
+	fprintf(f, "[ 10.0] %s\n[ 10.0] BUG: KCSAN: data-race in %s / %s\n",
 		RULE, a, b);
+	blank(f, "10.0");
 	fprintf(f, "[ 10.0] write to 0xffffffff82002010 of 4 bytes by task 7 on cpu 1:\n");
-	fprintf(f, "[ 10.0]  %s+0x6/0x7\n[ 10.0]  kthread+0xd7/0x100\n[ 10.0] \n", b);
+	fprintf(f, "[ 10.0]  %s+0x6/0x7\n[ 10.0]  kthread+0xd7/0x100\n", b);
+	blank(f, "10.0");
 	fprintf(f, "[ 10.0] read to 0xffffffff82002010 of 4 bytes by task 8 on cpu 0:\n");
-	fprintf(f, "[ 10.0]  %s+0x0/0x7\n[ 10.0]  kthread+0xd7/0x100\n[ 10.0] \n", a);
+	fprintf(f, "[ 10.0]  %s+0x0/0x7\n[ 10.0]  kthread+0xd7/0x100\n", a);
+	blank(f, "10.0");
 	fprintf(f, "[ 10.0] Reported by Kernel Concurrency Sanitizer on:\n");
 	fprintf(f, "[ 10.0] CPU: 0 PID: 8 Comm: t Not tainted 6.1.0 #1\n[ 10.0] %s\n",
 		RULE);
@@ -48,15 +58,19 @@ static void kcsan_report(FILE *f, const char *a, const char *b)
 /* @sampled reads, at its first instruction; @racer wrote, just before its +0x6 */
 static void kcollider_report(FILE *f, const char *sampled, const char *racer)
 {
-	fprintf(f, "[ 20.0] %s\n[ 20.0] BUG: KCOLLIDER: data-race in %s / %s\n[ 20.0] \n",
+	fprintf(f, "[ 20.0] %s\n[ 20.0] BUG: KCOLLIDER: data-race in %s / %s\n",
 		RULE, strcmp(sampled, racer) < 0 ? sampled : racer,
 		strcmp(sampled, racer) < 0 ? racer : sampled);
+	blank(f, "20.0");
 	fprintf(f, "[ 20.0] write to 0xffffffff82002010 of 4 bytes by task 7 on cpu 1:\n");
-	fprintf(f, "[ 20.0]  %s+0x6/0x7\n[ 20.0]  kthread+0xd7/0x100\n[ 20.0] \n", racer);
+	fprintf(f, "[ 20.0]  %s+0x6/0x7\n[ 20.0]  kthread+0xd7/0x100\n", racer);
+	blank(f, "20.0");
 	fprintf(f, "[ 20.0] read to 0xffffffff82002010 of 4 bytes by task 8 on cpu 0:\n");
-	fprintf(f, "[ 20.0]  %s+0x0/0x7\n[ 20.0]  kthread+0xd7/0x100\n[ 20.0] \n", sampled);
+	fprintf(f, "[ 20.0]  %s+0x0/0x7\n[ 20.0]  kthread+0xd7/0x100\n", sampled);
+	blank(f, "20.0");
 	fprintf(f, "[ 20.0] kcollider: class: harmful\n");
-	fprintf(f, "[ 20.0] kcollider: object: global sym=fx_flag+0x0/0x4\n[ 20.0] \n");
+	fprintf(f, "[ 20.0] kcollider: object: global sym=fx_flag+0x0/0x4\n");
+	blank(f, "20.0");
 	fprintf(f, "[ 20.0] Reported by kcollider on:\n");
 	fprintf(f, "[ 20.0] CPU: 0 PID: 8 Comm: t 6.1.0-57-amd64\n[ 20.0] %s\n", RULE);
 }
@@ -132,8 +146,10 @@ static const char *row(const char *pair)
 /* @line's whitespace-separated fields from the pair's end, in @f. */
 static int fields(const char *line, const char *pair, char f[8][32])
 {
-	return sscanf(line + strlen(pair), "%31s %31s %31s %31s %31s %31s",
-		      f[0], f[1], f[2], f[3], f[4], f[5]);
+	int n = sscanf(line + strlen(pair), "%31s %31s %31s %31s %31s %31s",
+		       f[0], f[1], f[2], f[3], f[4], f[5]);
+
+	return n;
 }
 
 TEST(pairs_counted_compared_and_marked)

@@ -9,6 +9,7 @@ OBJS_marking_test := $(TOP)/user/marking.c $(TOP)/user/readfile.c \
 LDLIBS_marking_test := $(shell pkg-config --libs libdw libelf)
 $(BUILD)/host/marking_test: $(MARK_FX_DIR)/fxmark.ko $(MARK_FX_DIR)/fxvmlinux \
 	$(MARK_FX_DIR)/fxexempt-vmlinux $(MARK_FX_DIR)/fxseq-vmlinux \
+	$(MARK_FX_DIR)/fxlocal-vmlinux \
 	$(TOP)/user/marking.c $(TOP)/user/readfile.c $(TOP)/user/exempt.c \
 	$(TOP)/user/marking.h $(TOP)/user/exempt.h
 
@@ -48,3 +49,12 @@ $(MARK_FX_DIR)/fxseq-vmlinux: $(MARK_FX_SRC)/fxseq.c \
 		-nostdlib -static -Wl,--build-id -Wl,-e,fx_seq_read \
 		-Wl,--defsym=_stext=fx_seq_read -I$(MARK_FX_SRC)/seqcount/include \
 		-o $@ $<
+
+# local_t's operations, asm statements in an asm/local.h as x86's are.
+$(MARK_FX_DIR)/fxlocal-vmlinux: $(MARK_FX_SRC)/fxlocal.c \
+	$(MARK_FX_SRC)/local/arch/x86/include/asm/local.h
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -fcf-protection=none -fno-asynchronous-unwind-tables \
+		-nostdlib -static -Wl,--build-id -Wl,-e,fx_local_inc \
+		-Wl,--defsym=_stext=fx_local_inc \
+		-I$(MARK_FX_SRC)/local/arch/x86/include -o $@ $<
