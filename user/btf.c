@@ -4,9 +4,10 @@
  * size=N" for a heap object: which type lives there is not recorded, so it
  * is inferred, and the report says how: "cache-name" when a dedicated
  * cache (KMEM_CACHE() names it after its struct) has a struct of that name
- * that fits, "arguments" when a racing function takes a pointer to a struct
- * whose size fits the kmalloc bucket. The member at the offset is then
- * walked down through nested structs, unions and arrays.
+ * that fits, "arguments" when both racing functions take a pointer to a
+ * struct whose size fits the cache and whose member at the offset holds
+ * the access. The member at the offset is walked down through nested structs,
+ * unions and arrays.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -195,6 +196,7 @@ static bool walk(const struct btf *btf, __u32 id, unsigned int off,
 			if (bits) {
 				f->field_offset = base + bit / 8;
 				f->field_size = sz;
+				f->bitfield = true;
 				return true;
 			}
 			return walk(btf, m->type, off - bit / 8, base + bit / 8,
@@ -241,41 +243,17 @@ static bool fill(const struct btf *btf, __u32 id, unsigned int off,
 	return f->type != NULL;
 }
 
-/* A struct named after the cache ("-" read as "_") that fits in it. */
-static int by_cache_name(struct btf **list, size_t n, const char *cache,
-			 unsigned int obj_size, const struct btf **which)
-{
-	char *name = strdup(cache), *p;
-	size_t i;
-	int id = -1;
-
-	for (p = name; p && *p; p++)
-		if (*p == '-')
-			*p = '_';
-	for (i = 0; name && i < n && id < 0; i++) {
-		id = btf__find_by_name_kind(list[i], name, BTF_KIND_STRUCT);
-		if (id > 0 && btf__type_by_id(list[i], id)->size > obj_size)
-			id = -1;
-		if (id > 0)
-			*which = list[i];
-	}
-	free(name);
-	return id;
-}
-
 /*
- * Could an object of @size come from cache @cache of @obj_size? In a
- * kmalloc cache only if no smaller bucket would have taken it: the buckets
- * are the powers of two from 8, and 96 and 192.
+ * Could an object of @size come from a kmalloc cache of @obj_size? Only if
+ * no smaller bucket would have taken it: the buckets are the powers of two
+ * from 8, and 96 and 192.
  */
-static bool fits_bucket(const char *cache, __u32 size, unsigned int obj_size)
+static bool fits_bucket(__u32 size, unsigned int obj_size)
 {
 	unsigned int smaller;
 
 	if (size > obj_size)
 		return false;
-	if (!strstr(cache, "kmalloc-"))
-		return true;
 	switch (obj_size) {
 	case 96:
 		smaller = 64;
@@ -295,40 +273,195 @@ static bool fits_bucket(const char *cache, __u32 size, unsigned int obj_size)
 	return size > smaller;
 }
 
-static int by_arguments(struct btf **list, size_t n, const char *func,
-			const char *cache, unsigned int obj_size,
-			unsigned int off, const struct btf **which)
+/*
+ * A dedicated cache's object is its struct rounded up to the cache's
+ * alignment (a cache line at most), with room for a free pointer kept
+ * outside the object when the cache has a constructor. A struct much
+ * smaller is not the object's type but one embedded in it: the VFS inode
+ * in a filesystem's inode cache.
+ */
+#define KC_SLAB_SLACK	(64 + 8)
+
+static bool fills_cache(const char *cache, __u32 size, unsigned int obj_size)
+{
+	if (strstr(cache, "kmalloc-"))
+		return fits_bucket(size, obj_size);
+	return size <= obj_size && obj_size - size < KC_SLAB_SLACK;
+}
+
+static int struct_named(struct btf **list, size_t n, const char *name,
+			const struct btf **which)
 {
 	size_t i;
-	int k;
+	int id;
 
 	for (i = 0; i < n; i++) {
-		const struct btf *btf = list[i];
-		int fid = btf__find_by_name_kind(btf, func, BTF_KIND_FUNC);
-		const struct btf_type *proto;
-		const struct btf_param *p;
+		id = btf__find_by_name_kind(list[i], name, BTF_KIND_STRUCT);
+		if (id > 0) {
+			*which = list[i];
+			return id;
+		}
+	}
+	return -1;
+}
 
+/*
+ * A struct named after the cache ("-" read as "_"): its type, even where
+ * larger than the objects (task_struct ends in FPU state sized at boot).
+ * Else one named after the cache's stem, without "_cache" or "_cachep",
+ * with "_info" or "_struct" added ("ext4_inode_cache" holds
+ * ext4_inode_info), that fills the objects: a stem's struct may be
+ * another one (ext4_inode is the inode on disk).
+ */
+static int by_cache_name(struct btf **list, size_t n, const char *cache,
+			 unsigned int obj_size, const struct btf **which)
+{
+	static const char * const suffixes[] = { "_cachep", "_cache" };
+	static const char * const added[] = { "", "_info", "_struct" };
+	char *name = strdup(cache), *p, stem[128], cand[160];
+	size_t i, k;
+	int id;
+
+	if (!name)
+		return -1;
+	for (p = name; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	id = struct_named(list, n, name, which);
+	if (id > 0)
+		goto out;
+	snprintf(stem, sizeof(stem), "%s", name);
+	for (i = 0; i < sizeof(suffixes) / sizeof(*suffixes); i++) {
+		size_t sl = strlen(stem), xl = strlen(suffixes[i]);
+
+		if (sl > xl && !strcmp(stem + sl - xl, suffixes[i])) {
+			stem[sl - xl] = '\0';
+			break;
+		}
+	}
+	for (k = 0; k < sizeof(added) / sizeof(*added); k++) {
+		snprintf(cand, sizeof(cand), "%s%s", stem, added[k]);
+		id = struct_named(list, n, cand, which);
+		if (id > 0 && fills_cache(cache,
+					  btf__type_by_id(*which, id)->size,
+					  obj_size))
+			goto out;
+	}
+	id = -1;
+out:
+	free(name);
+	return id;
+}
+
+/*
+ * Whether the member @f a guessed type has at the offset @off holds the
+ * reported accesses whole: an 8-byte load at a char array's first element
+ * says the guess is wrong. A bitfield's word is read wider than its bits.
+ */
+static bool holds_access(const struct kc_report *r, unsigned int off,
+			 const struct kc_btf_field *f)
+{
+	unsigned int size = 0;
+	int k;
+
+	for (k = 0; k < r->nacc; k++)
+		if (r->acc[k].size && (!size || r->acc[k].size < size))
+			size = r->acc[k].size;
+	return f->bitfield || !f->field_size || !size ||
+	       off + size <= f->field_offset + f->field_size;
+}
+
+/* @func's prototype in the first of @list that has it, and which one. */
+static const struct btf_type *func_proto(struct btf **list, size_t n,
+					 const char *func,
+					 const struct btf **which)
+{
+	const struct btf_type *proto;
+	size_t i;
+	int fid;
+
+	for (i = 0; i < n; i++) {
+		fid = btf__find_by_name_kind(list[i], func, BTF_KIND_FUNC);
 		if (fid <= 0)
 			continue;
-		proto = btf__type_by_id(btf, btf__type_by_id(btf, fid)->type);
-		if (!proto || !btf_is_func_proto(proto))
-			continue;
-		p = btf_params(proto);
-		for (k = 0; k < btf_vlen(proto); k++, p++) {
-			__u32 id = p->type;
-			const struct btf_type *t = skip_mods(btf, &id);
+		proto = btf__type_by_id(list[i], btf__type_by_id(list[i], fid)->type);
+		*which = list[i];
+		return proto && btf_is_func_proto(proto) ? proto : NULL;
+	}
+	return NULL;
+}
 
-			if (!t || !btf_is_ptr(t))
-				continue;
-			id = t->type;
-			t = skip_mods(btf, &id);
-			if (t && btf_is_struct(t) && off < t->size &&
-			    fits_bucket(cache, t->size, obj_size)) {
-				*which = btf;
-				return id;
-			}
-		}
-		return -1;
+/* The struct pointer argument @k of @proto points to, or NULL. */
+static const struct btf_type *arg_struct(const struct btf *btf,
+					 const struct btf_type *proto, int k,
+					 __u32 *id)
+{
+	const struct btf_type *t;
+
+	*id = btf_params(proto)[k].type;
+	t = skip_mods(btf, id);
+	if (!t || !btf_is_ptr(t))
+		return NULL;
+	*id = t->type;
+	t = skip_mods(btf, id);
+	return t && btf_is_struct(t) ? t : NULL;
+}
+
+/*
+ * Whether @func, when BTF knows it, takes a pointer to a struct named
+ * @name too: the guess must hold for both racing functions, or a function
+ * passed another object (a statfs given the dentry of a superblock whose
+ * private data raced) names fields that are not there.
+ */
+static bool takes_struct(struct btf **list, size_t n, const char *func,
+			 const char *name)
+{
+	const struct btf *btf;
+	const struct btf_type *proto = func_proto(list, n, func, &btf);
+	const struct btf_type *t;
+	__u32 id;
+	int k;
+
+	if (!proto)
+		return true;
+	for (k = 0; k < btf_vlen(proto); k++) {
+		t = arg_struct(btf, proto, k, &id);
+		if (t && !strcmp(btf__name_by_offset(btf, t->name_off), name))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The struct a pointer argument of side @side's function points to that
+ * fits @cache, holds the access at @off, and the other side's function
+ * takes too; its member path in @out.
+ */
+static int by_arguments(struct btf **list, size_t n, const struct kc_report *r,
+			int side, const char *cache, unsigned int obj_size,
+			unsigned int off, struct kc_btf_field *out)
+{
+	const struct btf *btf;
+	const struct btf_type *proto, *t;
+	const char *name;
+	__u32 id;
+	int k, j;
+
+	proto = func_proto(list, n, r->acc[side].sym.func, &btf);
+	for (k = 0; proto && k < btf_vlen(proto); k++) {
+		t = arg_struct(btf, proto, k, &id);
+		if (!t || off >= t->size || !fills_cache(cache, t->size, obj_size))
+			continue;
+		name = btf__name_by_offset(btf, t->name_off);
+		for (j = 0; j < r->nacc; j++)
+			if (j != side && r->acc[j].have_sym &&
+			    !takes_struct(list, n, r->acc[j].sym.func, name))
+				break;
+		if (j < r->nacc)
+			continue;
+		if (fill(btf, id, off, out) && holds_access(r, off, out))
+			return id;
+		kc_btf_field_free(out);
 	}
 	return -1;
 }
@@ -368,19 +501,23 @@ bool kc_btf_resolve(struct kc_btf *b, const struct kc_report *r,
 	if (!cache || !kv_uint(t, "offset", &off) || !kv_uint(t, "size", &obj_size))
 		return false;
 	n = search_list(b, r, list, 16);
-	out->by = "cache-name";
 	id = by_cache_name(list, n, cache, obj_size, &which);
+	if (id > 0 && !fill(which, id, off, out)) {
+		kc_btf_field_free(out);
+		id = -1;
+	}
 	for (k = 0; id <= 0 && k < r->nacc; k++) {
 		if (!r->acc[k].have_sym)
 			continue;
+		id = by_arguments(list, n, r, k, cache, obj_size, off, out);
 		out->by = "arguments";
-		id = by_arguments(list, n, r->acc[k].sym.func, cache, obj_size,
-				  off, &which);
 	}
-	if (id <= 0 || !fill(which, id, off, out)) {
+	if (id <= 0) {
 		kc_btf_field_free(out);
 		return false;
 	}
+	if (!out->by)
+		out->by = "cache-name";
 	out->offset = off;
 	out->cache = strdup(cache);
 	return out->cache != NULL;

@@ -19,6 +19,7 @@ struct kc_btf_field {
 	char *type;		/* "struct pipe_inode_info" */
 	char *field;		/* "head", "wait.lock", "bufs[2].len"; "" in padding */
 	unsigned int field_offset, field_size;
+	bool bitfield;		/* the member is a bitfield; its bytes' span */
 	unsigned int offset;	/* of the access in the object */
 	char *cache;
 	const char *by;		/* "cache-name" or "arguments" */

@@ -237,6 +237,109 @@ TEST(kmalloc_cache_type_from_the_arguments)
 	check_every_byte(_metadata, "kmalloc-64", obj, "arguments");
 }
 
+/* One report of @sampled and @racer, @size-byte accesses at @off. */
+static char *write_one(const char *sampled, const char *racer,
+		       const char *cache, long obj_size, long off, int size)
+{
+	static char path[32];
+	FILE *f;
+	int fd;
+
+	strcpy(path, "/tmp/kc_btf_XXXXXX");
+	fd = mkstemp(path);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f)
+		return NULL;
+	fprintf(f, "==================================================================\n"
+		"BUG: KCOLLIDER: data-race in %s / %s\n\n"
+		"write to 0xffff888003a1c%03lx of %d bytes by task 11 on cpu 1:\n"
+		" %s+0x4/0x40\n\n"
+		"read to 0xffff888003a1c%03lx of %d bytes by task 10 on cpu 0:\n"
+		" %s+0x10/0x40\n\n"
+		"kcollider: object: slab cache=%s start=0xffff888003a1c000 offset=%ld size=%ld\n"
+		"==================================================================\n",
+		racer, sampled, off, size, racer, off, size, sampled, cache, off,
+		obj_size);
+	fclose(f);
+	return path;
+}
+
+/* The CLI's "object" for that one report, or NULL. */
+static const char *object_of(struct __test_metadata *_metadata,
+			     const char *sampled, const char *racer,
+			     const char *cache, long obj_size, long off, int size)
+{
+	const char *log = write_one(sampled, racer, cache, obj_size, off, size);
+	char cmd[512];
+
+	if (!log)
+		return NULL;
+	snprintf(cmd, sizeof(cmd), KC " -j report --btf " KC_BTF_FIXTURE " %s", log);
+	EXPECT_EQ(0, run(cmd, out, sizeof(out)));
+	unlink(log);
+	return strstr(out, "\"object\":{\"type\"");
+}
+
+/*
+ * A dedicated cache named after its objects' stem holds the larger struct
+ * that embeds the one a racing function takes: the embedding struct is
+ * the type, its member path goes through the embedded one. The embedded
+ * struct alone is too small for the cache's objects: never the guess.
+ */
+TEST(dedicated_cache_by_stem_not_by_an_embedded_argument)
+{
+	long node, obj;
+	const char *o;
+	char expect[256];
+
+	ASSERT_EQ(0, load_oracle());
+	node = o_find("STRUCT", "kc_btf_node_info");
+	obj = o_find("STRUCT", "kc_btf_obj");
+	ASSERT_GT(node, 0);
+	ASSERT_GT(obj, 0);
+	/* state[12] first: the embedded object's "in.a" at 96 + 12 */
+	o = object_of(_metadata, "kc_btf_use", "kc_btf_node_use",
+		      "kc_btf_node_cache", o_size(node) + 8, 96 + 12, 4);
+	ASSERT_NE(NULL, o) TH_LOG("%s", out);
+	snprintf(expect, sizeof(expect),
+		 "\"object\":{\"type\":\"struct kc_btf_node_info\",\"field\":\"vfs.in.a\",\"field_offset\":108,\"field_size\":4,\"offset\":108,\"cache\":\"kc_btf_node_cache\",\"by\":\"cache-name\"}");
+	EXPECT_EQ(0, strncmp(o, expect, strlen(expect))) TH_LOG("%s", o);
+	/* another cache of that size: kc_btf_obj, half its size, is no guess */
+	o = object_of(_metadata, "kc_btf_use", "kc_btf_use", "kc_btf_any",
+		      o_size(node) + 8, 12, 4);
+	EXPECT_EQ(NULL, o) TH_LOG("%s", out);
+}
+
+/*
+ * kmalloc: a type both racing functions take, and whose member at the
+ * offset holds the access; a statfs-like function that takes another
+ * struct, or an access wider than the member, leaves no guess.
+ */
+TEST(kmalloc_guess_needs_both_functions_and_the_access_to_fit)
+{
+	const char *o;
+
+	ASSERT_EQ(0, load_oracle());
+	/* kc_btf_msg in kmalloc-128; "seq" is 8 bytes at 0 */
+	o = object_of(_metadata, "kc_btf_use", "kc_btf_use", "kmalloc-128",
+		      128, 0, 8);
+	ASSERT_NE(NULL, o) TH_LOG("%s", out);
+	EXPECT_EQ(0, strncmp(o, "\"object\":{\"type\":\"struct kc_btf_msg\",\"field\":\"seq\"",
+			     strlen("\"object\":{\"type\":\"struct kc_btf_msg\",\"field\":\"seq\"")))
+		TH_LOG("%s", o);
+	/* kc_btf_other_use() takes no kc_btf_msg */
+	EXPECT_EQ(NULL, object_of(_metadata, "kc_btf_use", "kc_btf_other_use",
+				  "kmalloc-128", 128, 0, 8)) TH_LOG("%s", out);
+	/* 8 bytes at body[0], a char: not a kc_btf_msg's access */
+	EXPECT_EQ(NULL, object_of(_metadata, "kc_btf_use", "kc_btf_use",
+				  "kmalloc-128", 128, 8, 8)) TH_LOG("%s", out);
+	/* the same at one byte is body[0] */
+	o = object_of(_metadata, "kc_btf_use", "kc_btf_use", "kmalloc-128",
+		      128, 8, 1);
+	ASSERT_NE(NULL, o) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(o, "\"field\":\"body[0]\"")) TH_LOG("%s", o);
+}
+
 TEST(no_fitting_type_no_field)
 {
 	char cmd[8192];
