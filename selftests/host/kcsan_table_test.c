@@ -75,6 +75,25 @@ static void kcollider_report(FILE *f, const char *sampled, const char *racer)
 	fprintf(f, "[ 20.0] CPU: 0 PID: 8 Comm: t 6.1.0-57-amd64\n[ 20.0] %s\n", RULE);
 }
 
+/* @sampled and @racer on kc_btf_obj's "in.a" (offset 12) in its own cache */
+static void kcollider_slab_report(FILE *f, const char *sampled, const char *racer)
+{
+	fprintf(f, "[ 30.0] %s\n[ 30.0] BUG: KCOLLIDER: data-race in %s / %s\n",
+		RULE, sampled, racer);
+	blank(f, "30.0");
+	fprintf(f, "[ 30.0] write to 0xffff888003a1c00c of 4 bytes by task 7 on cpu 1:\n");
+	fprintf(f, "[ 30.0]  %s+0x6/0x7\n", racer);
+	blank(f, "30.0");
+	fprintf(f, "[ 30.0] read to 0xffff888003a1c00c of 4 bytes by task 8 on cpu 0:\n");
+	fprintf(f, "[ 30.0]  %s+0x0/0x7\n", sampled);
+	blank(f, "30.0");
+	fprintf(f, "[ 30.0] kcollider: class: harmful\n");
+	fprintf(f, "[ 30.0] kcollider: object: slab cache=kc_btf_obj start=0xffff888003a1c000 offset=12 size=64\n");
+	blank(f, "30.0");
+	fprintf(f, "[ 30.0] Reported by kcollider on:\n");
+	fprintf(f, "[ 30.0] CPU: 0 PID: 8 Comm: t 6.1.0-57-amd64\n[ 30.0] %s\n", RULE);
+}
+
 static FILE *open_in(const char *dir, const char *name)
 {
 	char path[256];
@@ -93,7 +112,7 @@ static int write_text(const char *dir, const char *name, const char *text)
 	return fclose(f);
 }
 
-/* KCSAN's boot: one pair; kcollider's: default nothing, hunt three pairs. */
+/* KCSAN's boot: one pair; kcollider's: default nothing, hunt four pairs. */
 static int write_boots(const char *k, const char *c)
 {
 	FILE *f;
@@ -118,6 +137,7 @@ static int write_boots(const char *k, const char *c)
 	kcollider_report(f, "fx_read_plain", "fx_write_once");
 	kcollider_report(f, "fx_read_once", "fx_write_plain");
 	kcollider_report(f, "fx_wait_plain", "fx_write_plain");
+	kcollider_slab_report(f, "kc_btf_use", "kc_btf_use");
 	fprintf(f, "[ 99.0] kc-bench: real end hunt\n");
 	fclose(f);
 	return write_text(c, "functions.txt",
@@ -166,8 +186,8 @@ TEST(pairs_counted_compared_and_marked)
 	ASSERT_EQ(0, system(cmd));
 	ASSERT_EQ(0, write_boots(k, c));
 
-	snprintf(cmd, sizeof(cmd), "bash %s %s %s %s/t -V %s 2>&1", TABLE, k, c,
-		 dir, FX_IMAGE);
+	snprintf(cmd, sizeof(cmd), "bash %s %s %s %s/t -V %s -B %s 2>&1", TABLE,
+		 k, c, dir, FX_IMAGE, KC_BTF_FIXTURE);
 	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
 	/* KCSAN 1, default 0, hunt 2, harmful, each side's marking, object */
 	ASSERT_EQ(6, fields(row(both), both, f)) TH_LOG("%s", out);
@@ -190,6 +210,10 @@ TEST(pairs_counted_compared_and_marked)
 		TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "reported by kcollider hunt: 1 of 1")) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "reported by kcollider default: 0 of 1")) TH_LOG("%s", out);
+	/* a slab object named by BTF: struct and field, no guess */
+	ASSERT_EQ(6, fields(row("kc_btf_use / kc_btf_use"), "kc_btf_use / kc_btf_use", f))
+		TH_LOG("%s", out);
+	EXPECT_STREQ("kc_btf_obj.in.a", f[5]) TH_LOG("%s", out);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	ASSERT_EQ(0, system(cmd));

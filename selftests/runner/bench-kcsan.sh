@@ -125,10 +125,12 @@ if booting kcollider && [ -n "${KREL:-}" ] &&
 	[ ! -d "/usr/lib/debug/lib/modules/$KREL" ] ||
 		module_marks=/usr/lib/debug/lib/modules/$KREL
 fi
-# and the table gives each harmful access its marking from the same DWARF
+# and the table gives each harmful access its marking from the same DWARF,
+# and a slab object's field from the image's BTF
 table_marking=()
 if [ -n "$image_marks" ]; then
-	table_marking=(-V "/usr/lib/debug/boot/vmlinux-$KREL" -S "$source")
+	table_marking=(-V "/usr/lib/debug/boot/vmlinux-$KREL" -S "$source"
+		       -B "/usr/lib/debug/boot/vmlinux-$KREL")
 	[ -z "$module_marks" ] || table_marking+=(-M "$module_marks")
 fi
 

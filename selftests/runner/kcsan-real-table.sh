@@ -15,7 +15,9 @@
 #   OUT_PREFIX.txt (the table) and OUT_PREFIX.csv, and prints the table.
 #   MARKING: "kcollider report" options (-V VMLINUX -S SOURCE -M DIR) that
 #   give kcollider's accesses their marking, each side's kind joined by
-#   "/", sampled first; without them the marking column says "-".
+#   "/", sampled first; without them the marking column says "-". With
+#   -B BTF too, a slab object is its struct and field ("?" after a type
+#   guessed from the functions' arguments); else the object's kind.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -58,7 +60,12 @@ pairs() {
 		 ([(.marking // [])[] | select(.role == "sampled") | .kind] +
 		  [(.marking // [])[] | select(.role != "sampled") | .kind] |
 		  join("/") | if . == "" then "-" else . end),
-		 (.kcollider.object.value // "-")] | @tsv' | norm
+		 (if .object.type then
+			(.object.type | sub("^(struct|union) "; "")) +
+			(if (.object.field // "") != "" then "." + .object.field
+			 else "" end) +
+			(if .object.by == "arguments" then "?" else "" end)
+		  else .kcollider.object.value // "-" end)] | @tsv' | norm
 }
 
 functions() { norm < "$1/functions.txt" 2> /dev/null | sort -u; }
