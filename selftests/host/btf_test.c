@@ -147,17 +147,25 @@ static bool o_walk(long id, long off, long base, char *path, long *foff, long *f
 	return true;
 }
 
+/* A new log file, its name in @path (a static buffer). */
+static FILE *new_log(char **path)
+{
+	static char name[32];
+	int fd;
+
+	strcpy(name, "/tmp/kc_btf_XXXXXX");
+	fd = mkstemp(name);
+	*path = name;
+	return fd >= 0 ? fdopen(fd, "w") : NULL;
+}
+
 /* A log of one report per byte of the object, in cache @cache. */
 static char *write_log(const char *cache, long obj_size, long nbytes)
 {
-	static char path[32];
-	FILE *f;
+	char *path;
+	FILE *f = new_log(&path);
 	long off;
-	int fd;
 
-	strcpy(path, "/tmp/kc_btf_XXXXXX");
-	fd = mkstemp(path);
-	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f)
 		return NULL;
 	for (off = 0; off < nbytes; off++)
@@ -241,13 +249,9 @@ TEST(kmalloc_cache_type_from_the_arguments)
 static char *write_one(const char *sampled, const char *racer,
 		       const char *cache, long obj_size, long off, int size)
 {
-	static char path[32];
-	FILE *f;
-	int fd;
+	char *path;
+	FILE *f = new_log(&path);
 
-	strcpy(path, "/tmp/kc_btf_XXXXXX");
-	fd = mkstemp(path);
-	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f)
 		return NULL;
 	fprintf(f, "==================================================================\n"

@@ -55,8 +55,12 @@ static void kcsan_report(FILE *f, const char *a, const char *b)
 		RULE);
 }
 
-/* @sampled reads, at its first instruction; @racer wrote, just before its +0x6 */
-static void kcollider_report(FILE *f, const char *sampled, const char *racer)
+/*
+ * @sampled reads, at its first instruction; @racer wrote, just before its
+ * +0x6; the object line says @object.
+ */
+static void kcollider_object_report(FILE *f, const char *sampled,
+				    const char *racer, const char *object)
 {
 	fprintf(f, "[ 20.0] %s\n[ 20.0] BUG: KCOLLIDER: data-race in %s / %s\n",
 		RULE, strcmp(sampled, racer) < 0 ? sampled : racer,
@@ -69,29 +73,15 @@ static void kcollider_report(FILE *f, const char *sampled, const char *racer)
 	fprintf(f, "[ 20.0]  %s+0x0/0x7\n[ 20.0]  kthread+0xd7/0x100\n", sampled);
 	blank(f, "20.0");
 	fprintf(f, "[ 20.0] kcollider: class: harmful\n");
-	fprintf(f, "[ 20.0] kcollider: object: global sym=fx_flag+0x0/0x4\n");
+	fprintf(f, "[ 20.0] kcollider: object: %s\n", object);
 	blank(f, "20.0");
 	fprintf(f, "[ 20.0] Reported by kcollider on:\n");
 	fprintf(f, "[ 20.0] CPU: 0 PID: 8 Comm: t 6.1.0-57-amd64\n[ 20.0] %s\n", RULE);
 }
 
-/* @sampled and @racer on kc_btf_obj's "in.a" (offset 12) in its own cache */
-static void kcollider_slab_report(FILE *f, const char *sampled, const char *racer)
+static void kcollider_report(FILE *f, const char *sampled, const char *racer)
 {
-	fprintf(f, "[ 30.0] %s\n[ 30.0] BUG: KCOLLIDER: data-race in %s / %s\n",
-		RULE, sampled, racer);
-	blank(f, "30.0");
-	fprintf(f, "[ 30.0] write to 0xffff888003a1c00c of 4 bytes by task 7 on cpu 1:\n");
-	fprintf(f, "[ 30.0]  %s+0x6/0x7\n", racer);
-	blank(f, "30.0");
-	fprintf(f, "[ 30.0] read to 0xffff888003a1c00c of 4 bytes by task 8 on cpu 0:\n");
-	fprintf(f, "[ 30.0]  %s+0x0/0x7\n", sampled);
-	blank(f, "30.0");
-	fprintf(f, "[ 30.0] kcollider: class: harmful\n");
-	fprintf(f, "[ 30.0] kcollider: object: slab cache=kc_btf_obj start=0xffff888003a1c000 offset=12 size=64\n");
-	blank(f, "30.0");
-	fprintf(f, "[ 30.0] Reported by kcollider on:\n");
-	fprintf(f, "[ 30.0] CPU: 0 PID: 8 Comm: t 6.1.0-57-amd64\n[ 30.0] %s\n", RULE);
+	kcollider_object_report(f, sampled, racer, "global sym=fx_flag+0x0/0x4");
 }
 
 static FILE *open_in(const char *dir, const char *name)
@@ -137,7 +127,9 @@ static int write_boots(const char *k, const char *c)
 	kcollider_report(f, "fx_read_plain", "fx_write_once");
 	kcollider_report(f, "fx_read_once", "fx_write_plain");
 	kcollider_report(f, "fx_wait_plain", "fx_write_plain");
-	kcollider_slab_report(f, "kc_btf_use", "kc_btf_use");
+	/* kc_btf_obj's "in.a" (offset 12) in its own cache */
+	kcollider_object_report(f, "kc_btf_use", "kc_btf_use",
+				"slab cache=kc_btf_obj start=0xffffffff82002000 offset=12 size=64");
 	fprintf(f, "[ 99.0] kc-bench: real end hunt\n");
 	fclose(f);
 	return write_text(c, "functions.txt",
