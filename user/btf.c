@@ -4,9 +4,10 @@
  * size=N" for a heap object: which type lives there is not recorded, so it
  * is inferred, and the report says how: "cache-name" when a dedicated
  * cache (KMEM_CACHE() names it after its struct) has a struct of that name
- * that fits, "arguments" when both racing functions take a pointer to a
- * struct whose size fits the cache and whose member at the offset holds
- * the access. The member at the offset is walked down through nested structs,
+ * that fits, "dwarf" when the access went through a pointer whose type
+ * DWARF gives (pointee.h) and that type lies inside the object,
+ * "arguments" when both racing functions take a pointer to a struct whose
+ * size fits the cache and whose member at the offset holds the access. The member at the offset is walked down through nested structs,
  * unions and arrays.
  */
 #include <dirent.h>
@@ -169,40 +170,73 @@ static const struct btf_type *skip_mods(const struct btf *btf, __u32 *id)
 	return btf__type_by_id(btf, *id);
 }
 
+static __s64 member_size(const struct btf *btf, const struct btf_type *t,
+			 int i)
+{
+	unsigned int bit = btf_member_bit_offset(t, i);
+	unsigned int bits = btf_member_bitfield_size(t, i);
+
+	return bits ? (bit % 8 + bits + 7) / 8
+		    : btf__resolve_size(btf, btf_members(t)[i].type);
+}
+
+/*
+ * The member of @t that holds byte @off, or -1 (padding). In a union,
+ * several do: the one that starts there and is as wide as the access
+ * (@want bytes), if any (a 4-byte access to inode's i_pipe/i_dir_seq
+ * union is i_dir_seq), else the first.
+ */
+static int member_at(const struct btf *btf, const struct btf_type *t,
+		     unsigned int off, unsigned int want)
+{
+	int i, first = -1;
+
+	for (i = 0; i < btf_vlen(t); i++) {
+		unsigned int at = btf_member_bit_offset(t, i) / 8;
+		__s64 sz = member_size(btf, t, i);
+
+		if (sz <= 0 || off < at || off >= at + sz)
+			continue;
+		if (first < 0)
+			first = i;
+		if (!btf_is_union(t))
+			break;
+		if (at == off && sz == want && !btf_member_bitfield_size(t, i))
+			return i;
+	}
+	return first;
+}
+
 /*
  * Walk down type @id to byte @off: the member path goes to @path, the
  * leaf's offset (from the object's start, @base) and size to @f.
  */
 static bool walk(const struct btf *btf, __u32 id, unsigned int off,
-		 unsigned int base, FILE *path, struct kc_btf_field *f)
+		 unsigned int base, unsigned int want, FILE *path,
+		 struct kc_btf_field *f)
 {
 	const struct btf_type *t = skip_mods(btf, &id);
-	int i;
 
 	if (t && btf_is_composite(t)) {
-		const struct btf_member *m = btf_members(t);
+		int i = member_at(btf, t, off, want);
+		const struct btf_member *m;
+		unsigned int at;
+		const char *name;
 
-		for (i = 0; i < btf_vlen(t); i++, m++) {
-			unsigned int bit = btf_member_bit_offset(t, i);
-			unsigned int bits = btf_member_bitfield_size(t, i);
-			__s64 sz = bits ? (bit % 8 + bits + 7) / 8
-					: btf__resolve_size(btf, m->type);
-			const char *name = btf__name_by_offset(btf, m->name_off);
-
-			if (sz <= 0 || off < bit / 8 || off >= bit / 8 + sz)
-				continue;
-			if (name && *name)
-				fprintf(path, "%s%s", ftell(path) ? "." : "", name);
-			if (bits) {
-				f->field_offset = base + bit / 8;
-				f->field_size = sz;
-				f->bitfield = true;
-				return true;
-			}
-			return walk(btf, m->type, off - bit / 8, base + bit / 8,
-				    path, f);
+		if (i < 0)
+			return false;	/* padding */
+		m = btf_members(t) + i;
+		at = btf_member_bit_offset(t, i) / 8;
+		name = btf__name_by_offset(btf, m->name_off);
+		if (name && *name)
+			fprintf(path, "%s%s", ftell(path) ? "." : "", name);
+		if (btf_member_bitfield_size(t, i)) {
+			f->field_offset = base + at;
+			f->field_size = member_size(btf, t, i);
+			f->bitfield = true;
+			return true;
 		}
-		return false;	/* padding */
+		return walk(btf, m->type, off - at, base + at, want, path, f);
 	}
 	if (t && btf_is_array(t)) {
 		const struct btf_array *a = btf_array(t);
@@ -212,15 +246,20 @@ static bool walk(const struct btf *btf, __u32 id, unsigned int off,
 			return false;
 		fprintf(path, "[%u]", (unsigned int)(off / esz));
 		return walk(btf, a->type, off % esz,
-			    base + (off / esz) * esz, path, f);
+			    base + (off / esz) * esz, want, path, f);
 	}
 	f->field_offset = base;
 	f->field_size = btf__resolve_size(btf, id) > 0 ? btf__resolve_size(btf, id) : 0;
 	return true;
 }
 
-static bool fill(const struct btf *btf, __u32 id, unsigned int off,
-		 struct kc_btf_field *f)
+/*
+ * Type @id at byte @base of the object: its member at object byte @off,
+ * for an access of @want bytes.
+ */
+static bool fill_at(const struct btf *btf, __u32 id, unsigned int off,
+		    unsigned int base, unsigned int want,
+		    struct kc_btf_field *f)
 {
 	const struct btf_type *t = btf__type_by_id(btf, id);
 	size_t len = 0;
@@ -229,7 +268,8 @@ static bool fill(const struct btf *btf, __u32 id, unsigned int off,
 
 	if (!path)
 		return false;
-	ok = walk(btf, id, off, 0, path, f);
+	f->type_offset = base;
+	ok = walk(btf, id, off - base, base, want, path, f);
 	fclose(path);
 	if (asprintf(&f->type, "%s %s", btf_is_union(t) ? "union" : "struct",
 		     btf__name_by_offset(btf, t->name_off)) < 0)
@@ -241,6 +281,12 @@ static bool fill(const struct btf *btf, __u32 id, unsigned int off,
 		f->field_size = 0;
 	}
 	return f->type != NULL;
+}
+
+static bool fill(const struct btf *btf, __u32 id, unsigned int off,
+		 unsigned int want, struct kc_btf_field *f)
+{
+	return fill_at(btf, id, off, 0, want, f);
 }
 
 /*
@@ -353,6 +399,18 @@ out:
 	return id;
 }
 
+/* The narrower of the reported accesses, in bytes; 0 when none says. */
+static unsigned int access_size(const struct kc_report *r)
+{
+	unsigned int size = 0;
+	int k;
+
+	for (k = 0; k < r->nacc; k++)
+		if (r->acc[k].size && (!size || r->acc[k].size < size))
+			size = r->acc[k].size;
+	return size;
+}
+
 /*
  * Whether the member @f a guessed type has at the offset @off holds the
  * reported accesses whole: an 8-byte load at a char array's first element
@@ -361,12 +419,8 @@ out:
 static bool holds_access(const struct kc_report *r, unsigned int off,
 			 const struct kc_btf_field *f)
 {
-	unsigned int size = 0;
-	int k;
+	unsigned int size = access_size(r);
 
-	for (k = 0; k < r->nacc; k++)
-		if (r->acc[k].size && (!size || r->acc[k].size < size))
-			size = r->acc[k].size;
 	return f->bitfield || !f->field_size || !size ||
 	       off + size <= f->field_offset + f->field_size;
 }
@@ -459,11 +513,77 @@ static int by_arguments(struct btf **list, size_t n, const struct kc_report *r,
 				break;
 		if (j < r->nacc)
 			continue;
-		if (fill(btf, id, off, out) && holds_access(r, off, out))
+		if (fill(btf, id, off, access_size(r), out) &&
+		    holds_access(r, off, out))
 			return id;
 		kc_btf_field_free(out);
 	}
 	return -1;
+}
+
+/*
+ * The type a hint names, when it lies inside the object where the access
+ * puts it (the access @disp bytes into it) and its member there holds the
+ * access. It need not be the object's own type: a pointer to a struct
+ * embedded in the object names that struct's field, which is still the
+ * field raced on.
+ */
+static int by_hint(struct btf **list, size_t n, const struct kc_report *r,
+		   const struct kc_btf_hint *h, unsigned int obj_size,
+		   unsigned int off, struct kc_btf_field *out)
+{
+	int kind = h->is_union ? BTF_KIND_UNION : BTF_KIND_STRUCT;
+	const struct btf_type *t;
+	unsigned int base;
+	size_t i;
+	int id;
+
+	if (h->disp < 0 || (unsigned int)h->disp > off)
+		return -1;
+	base = off - h->disp;
+	for (i = 0; i < n; i++) {
+		id = btf__find_by_name_kind(list[i], h->name, kind);
+		if (id <= 0)
+			continue;
+		t = btf__type_by_id(list[i], id);
+		if ((unsigned int)h->disp >= t->size || base + t->size > obj_size)
+			return -1;
+		if (fill_at(list[i], id, off, base, access_size(r), out) &&
+		    holds_access(r, off, out))
+			return id;
+		kc_btf_field_free(out);
+		return -1;
+	}
+	return -1;
+}
+
+/*
+ * The hint whose type starts lowest in the object: of a pointer to the
+ * object and one to a struct inside it, the first names the field whole.
+ */
+static int by_hints(struct btf **list, size_t n, const struct kc_report *r,
+		    const struct kc_btf_hint *hints, int nhints,
+		    unsigned int obj_size, unsigned int off,
+		    struct kc_btf_field *out)
+{
+	struct kc_btf_field f;
+	int best = -1, id, k;
+
+	for (k = 0; k < nhints; k++) {
+		memset(&f, 0, sizeof(f));
+		id = by_hint(list, n, r, &hints[k], obj_size, off, &f);
+		if (id <= 0)
+			continue;
+		if (best > 0 && f.type_offset >= out->type_offset) {
+			kc_btf_field_free(&f);
+			continue;
+		}
+		if (best > 0)
+			kc_btf_field_free(out);
+		*out = f;
+		best = id;
+	}
+	return best;
 }
 
 static bool kv_uint(const struct kc_tool_line *t, const char *key,
@@ -484,6 +604,7 @@ static bool kv_uint(const struct kc_tool_line *t, const char *key,
 }
 
 bool kc_btf_resolve(struct kc_btf *b, const struct kc_report *r,
+		    const struct kc_btf_hint *hints, int nhints,
 		    struct kc_btf_field *out)
 {
 	const struct kc_tool_line *t = kc_report_tool_line(r, "object");
@@ -502,9 +623,13 @@ bool kc_btf_resolve(struct kc_btf *b, const struct kc_report *r,
 		return false;
 	n = search_list(b, r, list, 16);
 	id = by_cache_name(list, n, cache, obj_size, &which);
-	if (id > 0 && !fill(which, id, off, out)) {
+	if (id > 0 && !fill(which, id, off, access_size(r), out)) {
 		kc_btf_field_free(out);
 		id = -1;
+	}
+	if (id <= 0) {
+		id = by_hints(list, n, r, hints, nhints, obj_size, off, out);
+		out->by = "dwarf";
 	}
 	for (k = 0; id <= 0 && k < r->nacc; k++) {
 		if (!r->acc[k].have_sym)

@@ -1040,17 +1040,19 @@ static bool exempt_addr(struct kc_marking *m, Dwfl_Module *mod,
 	return true;
 }
 
-static void mark_frame(struct kc_marking *m, const struct kc_frame *f,
-		       bool after, struct kc_mark *out)
+/*
+ * The DWARF file and address of frame @f (one byte into the access when
+ * @after, enough for its line); NULL with the reason in @why.
+ */
+static struct dwarf_file *locate(struct kc_marking *m, const struct kc_frame *f,
+				 bool after, GElf_Addr *addr, char *why,
+				 size_t len)
 {
 	struct dwarf_file *file;
-	GElf_Addr addr;
 
-	memset(out, 0, sizeof(*out));
-	out->kind = KC_MARK_UNKNOWN;
 	if (!f->has_off || (after && !f->off)) {
-		snprintf(out->why, sizeof(out->why), "no offset in the frame");
-		return;
+		snprintf(why, len, "no offset in the frame");
+		return NULL;
 	}
 	file = file_for(m, f->mod);
 	if (!file && !m->defaults_added) {
@@ -1059,22 +1061,45 @@ static void mark_frame(struct kc_marking *m, const struct kc_frame *f,
 	}
 	if (!file) {
 		if (f->mod[0])
-			snprintf(out->why, sizeof(out->why),
-				 "no %s.ko with symbols (-M DIR)", f->mod);
+			snprintf(why, len, "no %s.ko with symbols (-M DIR)",
+				 f->mod);
 		else
-			snprintf(out->why, sizeof(out->why),
-				 "no vmlinux with DWARF (-V ELF)");
-		return;
+			snprintf(why, len, "no vmlinux with DWARF (-V ELF)");
+		return NULL;
 	}
-	if (!find_func(file->mod, f->func, f->size, &addr)) {
-		snprintf(out->why, sizeof(out->why), "%.60s not in %.90s",
-			 f->func, file->path);
-		return;
+	if (!find_func(file->mod, f->func, f->size, addr)) {
+		snprintf(why, len, "%.60s not in %.90s", f->func, file->path);
+		return NULL;
 	}
-	addr += f->off - (after ? 1 : 0);
+	*addr += f->off - (after ? 1 : 0);
+	return file;
+}
+
+static void mark_frame(struct kc_marking *m, const struct kc_frame *f,
+		       bool after, struct kc_mark *out)
+{
+	struct dwarf_file *file;
+	GElf_Addr addr;
+
+	memset(out, 0, sizeof(*out));
+	out->kind = KC_MARK_UNKNOWN;
+	file = locate(m, f, after, &addr, out->why, sizeof(out->why));
+	if (!file)
+		return;
 	if (!f->mod[0] && exempt_addr(m, file->mod, addr, out))
 		return;
 	mark_addr(m, file->mod, addr, out);
+}
+
+bool kc_marking_pointee(struct kc_marking *m, const struct kc_frame *f,
+			struct kc_pointee *out)
+{
+	struct dwarf_file *file;
+	GElf_Addr addr;
+	char why[160];
+
+	file = locate(m, f, false, &addr, why, sizeof(why));
+	return file && kc_pointee_at(file->mod, addr, out);
 }
 
 void kc_marking_of(struct kc_marking *m, const struct kc_frame *f,

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pointee.h"
 #include "report_parse.h"
 
 enum kc_mark_kind {
@@ -46,6 +47,13 @@ int kc_marking_add_source(struct kc_marking *m, const char *dir);
  */
 void kc_marking_of(struct kc_marking *m, const struct kc_frame *f,
 		   bool after, struct kc_mark *out);
+/*
+ * The struct the access at @f (the instruction itself, not the one after)
+ * goes through, from its DWARF: see pointee.h.
+ */
+bool kc_marking_pointee(struct kc_marking *m, const struct kc_frame *f,
+			struct kc_pointee *out);
+
 /*
  * KCSAN's rule: no data race when either access is in data_race() or
  * both are marked. False when either marking is unknown.

@@ -215,13 +215,42 @@ static struct group *find_group(struct report_ctx *c, const char *title)
 	return &c->groups[c->ngroups++];
 }
 
+/*
+ * What DWARF says each access goes through (exact instructions only: a
+ * stack's top frame after a trap is the next instruction).
+ */
+static int pointee_hints(struct report_ctx *c, const struct kc_report *r,
+			 struct kc_pointee *p, struct kc_btf_hint *h)
+{
+	int k, n = 0;
+
+	for (k = 0; c->marking && k < r->nacc && k < 2; k++) {
+		const struct kc_access *a = &r->acc[k];
+
+		if (!a->have_sym || a->top_is_after ||
+		    !kc_marking_pointee(c->marking, &a->sym, &p[n]))
+			continue;
+		h[n].name = p[n].type;
+		h[n].is_union = p[n].is_union;
+		h[n].disp = p[n].disp;
+		n++;
+	}
+	return n;
+}
+
 /* "object: struct foo.bar (+84, 4 bytes) in kmalloc-192", when BTF knows. */
 static void btf_out(struct report_ctx *c, const struct kc_report *r,
 		    struct json *j)
 {
+	struct kc_pointee p[2];
+	struct kc_btf_hint h[2];
 	struct kc_btf_field f;
+	int n;
 
-	if (!c->btf || !kc_btf_resolve(c->btf, r, &f))
+	if (!c->btf || !kc_report_tool_line(r, "object"))
+		return;
+	n = pointee_hints(c, r, p, h);
+	if (!kc_btf_resolve(c->btf, r, h, n, &f))
 		return;
 	if (j) {
 		json_obj_begin(j, "object");
@@ -232,11 +261,16 @@ static void btf_out(struct report_ctx *c, const struct kc_report *r,
 		json_int(j, "offset", f.offset);
 		json_str(j, "cache", f.cache);
 		json_str(j, "by", f.by);
+		if (f.type_offset)	/* a type embedded in the object */
+			json_int(j, "type_offset", f.type_offset);
 		json_obj_end(j);
 	} else {
-		printf("  object   %s%s%s (+%u, %u bytes) in %s (type by %s)\n",
+		printf("  object   %s%s%s (+%u, %u bytes) in %s (type by %s",
 		       f.type, *f.field ? "." : "", f.field, f.field_offset,
 		       f.field_size, f.cache, f.by);
+		if (f.type_offset)
+			printf(", at +%u", f.type_offset);
+		printf(")\n");
 	}
 	kc_btf_field_free(&f);
 }

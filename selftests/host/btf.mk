@@ -8,3 +8,16 @@ $(BTF_FIXTURE): fixtures/btf/btf_fixture.c
 	@mkdir -p $(dir $@)
 	$(CC) -g -O0 -c -o $(@:.btf=.o) $<
 	pahole --btf_encode_detached=$@ $(@:.btf=.o)
+
+# Accesses through typed pointers, linked as a kernel image is (as the
+# marking fixtures are) for -V, and its BTF for -B: the type from DWARF.
+PT_FIXTURE := $(BUILD)/host/fixtures/btf_pointee
+CFLAGS_btf_test += -DKC_PT_FIXTURE=\"$(PT_FIXTURE)\"
+$(BUILD)/host/btf_test: $(PT_FIXTURE).btf
+
+$(PT_FIXTURE).btf: fixtures/btf/pointee.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -fcf-protection=none -fno-asynchronous-unwind-tables \
+		-nostdlib -static -Wl,--build-id -Wl,-e,kc_pt_read_flags \
+		-Wl,--defsym=_stext=kc_pt_read_flags -o $(PT_FIXTURE) $<
+	pahole --btf_encode_detached=$@ $(PT_FIXTURE)

@@ -344,6 +344,113 @@ TEST(kmalloc_guess_needs_both_functions_and_the_access_to_fit)
 	EXPECT_NE(NULL, strstr(o, "\"field\":\"body[0]\"")) TH_LOG("%s", o);
 }
 
+/*
+ * One report of the fixture's functions @sampled and @racer (each access
+ * its function's first instruction), both at object offset @off.
+ */
+static char *write_exact(const char *sampled, const char *racer,
+			 const char *cache, long obj_size, long off)
+{
+	char *path;
+	FILE *f = new_log(&path);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "==================================================================\n"
+		"BUG: KCOLLIDER: data-race in %s / %s\n\n"
+		"write to 0xffff888003a1c%03lx of 4 bytes by task 11 on cpu 1:\n"
+		" %s+0x7/0x8\n\n"
+		"read to 0xffff888003a1c%03lx of 4 bytes by task 10 on cpu 0:\n"
+		" %s+0x0/0x8\n\n"
+		"kcollider: sampled: ip=0xffffffff81001000 sym=%s+0x0/0x8 mod= op=mov access=read size=4\n"
+		"kcollider: racer: ip=0xffffffff81001010 trap_ip=0xffffffff81001017 sym=%s+0x0/0x8 mod= op=mov access=write size=4 locked=0\n"
+		"kcollider: object: slab cache=%s start=0xffff888003a1c000 offset=%ld size=%ld\n"
+		"==================================================================\n",
+		sampled, racer, off, racer, off, sampled, sampled, racer, cache,
+		off, obj_size);
+	fclose(f);
+	return path;
+}
+
+/* The CLI's "object" for that report, with the fixture's image as -V or not. */
+static const char *pointee_object(struct __test_metadata *_metadata,
+				  bool dwarf, const char *sampled,
+				  const char *racer, const char *cache,
+				  long obj_size, long off)
+{
+	const char *log = write_exact(sampled, racer, cache, obj_size, off);
+	char cmd[1024];
+
+	if (!log)
+		return NULL;
+	snprintf(cmd, sizeof(cmd), KC " -j report %s --btf " KC_PT_FIXTURE ".btf %s",
+		 dwarf ? "-V " KC_PT_FIXTURE : "", log);
+	EXPECT_EQ(0, run(cmd, out, sizeof(out)));
+	unlink(log);
+	return strstr(out, "\"object\":{\"type\"");
+}
+
+/* The object a 4-byte access at @off ("48") of kmalloc-256 is, by DWARF. */
+#define PT_OBJECT(type, field, off) \
+	"\"object\":{\"type\":\"struct " type "\",\"field\":\"" field \
+	"\",\"field_offset\":" off ",\"field_size\":4,\"offset\":" off \
+	",\"cache\":\"kmalloc-256\",\"by\":\"dwarf\""
+
+/*
+ * kmalloc: no function takes the 216-byte kc_pt_outer but one, and
+ * kc_pt_inner is too small for kmalloc-256, so the arguments suggest
+ * nothing. DWARF says what each access goes through: the whole object
+ * (kc_pt_outer, in.flags at 48) or the struct embedded at 40
+ * (kc_pt_inner, flags at 8 into it); the whole object wins.
+ */
+TEST(kmalloc_type_from_the_pointer_dwarf_gives)
+{
+	const char *o;
+
+	o = pointee_object(_metadata, true, "kc_pt_read_flags",
+			   "kc_pt_write_flags", "kmalloc-256", 256, 48);
+	ASSERT_NE(NULL, o) TH_LOG("%s", out);
+	EXPECT_EQ(0, strncmp(o, PT_OBJECT("kc_pt_outer", "in.flags", "48") "}",
+			     strlen(PT_OBJECT("kc_pt_outer", "in.flags", "48") "}")))
+		TH_LOG("%s", o);
+	/* an untyped racer: the sampled side's embedded struct, and where */
+	o = pointee_object(_metadata, true, "kc_pt_read_flags", "kc_pt_poke",
+			   "kmalloc-256", 256, 48);
+	ASSERT_NE(NULL, o) TH_LOG("%s", out);
+	EXPECT_EQ(0, strncmp(o, PT_OBJECT("kc_pt_inner", "flags", "48") ",\"type_offset\":40}",
+			     strlen(PT_OBJECT("kc_pt_inner", "flags", "48") ",\"type_offset\":40}")))
+		TH_LOG("%s", o);
+	/* without the image's DWARF: no guess */
+	EXPECT_EQ(NULL, pointee_object(_metadata, false, "kc_pt_read_flags",
+				       "kc_pt_poke", "kmalloc-256", 256, 48))
+		TH_LOG("%s", out);
+}
+
+/* Of a union's members, the one the access is as wide as: "seq", not "link". */
+TEST(union_member_as_wide_as_the_access)
+{
+	static const char want[] = PT_OBJECT("kc_pt_outer", "seq", "56") "}";
+	const char *o;
+
+	o = pointee_object(_metadata, true, "kc_pt_read_seq", "kc_pt_poke",
+			   "kmalloc-256", 256, 56);
+	ASSERT_NE(NULL, o) TH_LOG("%s", out);
+	EXPECT_EQ(0, strncmp(o, want, strlen(want))) TH_LOG("%s", o);
+}
+
+/* A type the access would put outside the object is not the object's. */
+TEST(dwarf_type_must_lie_inside_the_object)
+{
+	/* in.flags is 48 bytes in: not at offset 8 */
+	EXPECT_EQ(NULL, pointee_object(_metadata, true, "kc_pt_poke",
+				       "kc_pt_write_flags", "kmalloc-64", 64, 8))
+		TH_LOG("%s", out);
+	/* 216 bytes do not fit a 128-byte object */
+	EXPECT_EQ(NULL, pointee_object(_metadata, true, "kc_pt_poke",
+				       "kc_pt_write_flags", "kmalloc-128", 128, 48))
+		TH_LOG("%s", out);
+}
+
 TEST(no_fitting_type_no_field)
 {
 	char cmd[8192];
