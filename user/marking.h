@@ -88,11 +88,5 @@ int kc_marking_vmlinux_build_id(struct kc_marking *m,
 				const unsigned char **id);
 /* The module names of the .ko files -M found, @i from 0; NULL past them. */
 const char *kc_marking_module_name(const struct kc_marking *m, size_t i);
-/*
- * A token of @line that marks an access (whose call spans 1-based column
- * @col; 0: anywhere in the line), or NULL: exposed for tests.
- */
-const char *kc_marker_in_line(const char *line, int col,
-			      enum kc_mark_kind *kind);
 
 #endif /* KCOLLIDER_MARKING_H */

@@ -4,15 +4,16 @@ MARK_FX_SRC := $(TOP)/selftests/fixtures/marking
 MARK_FX_DIR := $(BUILD)/host/fixtures/marking
 CFLAGS_marking_test := -DKC_TOP=\"$(TOP)\" -DKC_MARK_FX_DIR=\"$(MARK_FX_DIR)\" \
 	-DKC_MARK_FX_SRC=\"$(MARK_FX_SRC)\" -I$(TOP)/user
-OBJS_marking_test := $(TOP)/user/marking.c $(TOP)/user/readfile.c \
-	$(TOP)/user/exempt.c $(TOP)/user/pointee.c $(TOP)/lib/x86_decode.c
+OBJS_marking_test := $(TOP)/user/marking.c $(TOP)/user/markers.c \
+	$(TOP)/user/readfile.c $(TOP)/user/exempt.c $(TOP)/user/pointee.c \
+	$(TOP)/lib/x86_decode.c
 LDLIBS_marking_test := $(shell pkg-config --libs libdw libelf)
 $(BUILD)/host/marking_test: $(MARK_FX_DIR)/fxmark.ko $(MARK_FX_DIR)/fxvmlinux \
 	$(MARK_FX_DIR)/fxexempt-vmlinux $(MARK_FX_DIR)/fxseq-vmlinux \
 	$(MARK_FX_DIR)/fxlocal-vmlinux \
 	$(TOP)/user/marking.c $(TOP)/user/readfile.c $(TOP)/user/exempt.c \
-	$(TOP)/user/pointee.c $(TOP)/user/marking.h $(TOP)/user/exempt.h \
-	$(TOP)/user/pointee.h
+	$(TOP)/user/pointee.c $(TOP)/user/markers.c $(TOP)/user/marking.h \
+	$(TOP)/user/exempt.h $(TOP)/user/pointee.h $(TOP)/user/markers.h
 
 # No CET prologue, no unwind tables: each access is its function's first
 # instruction, the offsets the fixture's reports give.

@@ -13,6 +13,7 @@
 
 #include "exempt.h"
 #include "kselftest_harness.h"
+#include "markers.h"
 #include "marking.h"
 
 #define KC KC_TOP "/user/kcollider"
