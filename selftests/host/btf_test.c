@@ -245,9 +245,14 @@ TEST(kmalloc_cache_type_from_the_arguments)
 	check_every_byte(_metadata, "kmalloc-64", obj, "arguments");
 }
 
-/* One report of @sampled and @racer, @size-byte accesses at @off. */
+/*
+ * One report of @sampled and @racer, @size-byte accesses at @off. @exact:
+ * with the module's sampled:/racer: lines, which name each access's own
+ * instruction, its function's first (as the DWARF fixture's are).
+ */
 static char *write_one(const char *sampled, const char *racer,
-		       const char *cache, long obj_size, long off, int size)
+		       const char *cache, long obj_size, long off, int size,
+		       bool exact)
 {
 	char *path;
 	FILE *f = new_log(&path);
@@ -259,11 +264,15 @@ static char *write_one(const char *sampled, const char *racer,
 		"write to 0xffff888003a1c%03lx of %d bytes by task 11 on cpu 1:\n"
 		" %s+0x4/0x40\n\n"
 		"read to 0xffff888003a1c%03lx of %d bytes by task 10 on cpu 0:\n"
-		" %s+0x10/0x40\n\n"
-		"kcollider: object: slab cache=%s start=0xffff888003a1c000 offset=%ld size=%ld\n"
+		" %s+0x10/0x40\n\n",
+		racer, sampled, off, size, racer, off, size, sampled);
+	if (exact)
+		fprintf(f, "kcollider: sampled: ip=0xffffffff81001000 sym=%s+0x0/0x40 mod= op=mov access=read size=%d\n"
+			"kcollider: racer: ip=0xffffffff81001010 trap_ip=0xffffffff81001017 sym=%s+0x0/0x40 mod= op=mov access=write size=%d locked=0\n",
+			sampled, size, racer, size);
+	fprintf(f, "kcollider: object: slab cache=%s start=0xffff888003a1c000 offset=%ld size=%ld\n"
 		"==================================================================\n",
-		racer, sampled, off, size, racer, off, size, sampled, cache, off,
-		obj_size);
+		cache, off, obj_size);
 	fclose(f);
 	return path;
 }
@@ -273,7 +282,8 @@ static const char *object_of(struct __test_metadata *_metadata,
 			     const char *sampled, const char *racer,
 			     const char *cache, long obj_size, long off, int size)
 {
-	const char *log = write_one(sampled, racer, cache, obj_size, off, size);
+	const char *log = write_one(sampled, racer, cache, obj_size, off, size,
+				    false);
 	char cmd[512];
 
 	if (!log)
@@ -344,41 +354,14 @@ TEST(kmalloc_guess_needs_both_functions_and_the_access_to_fit)
 	EXPECT_NE(NULL, strstr(o, "\"field\":\"body[0]\"")) TH_LOG("%s", o);
 }
 
-/*
- * One report of the fixture's functions @sampled and @racer (each access
- * its function's first instruction), both at object offset @off.
- */
-static char *write_exact(const char *sampled, const char *racer,
-			 const char *cache, long obj_size, long off)
-{
-	char *path;
-	FILE *f = new_log(&path);
-
-	if (!f)
-		return NULL;
-	fprintf(f, "==================================================================\n"
-		"BUG: KCOLLIDER: data-race in %s / %s\n\n"
-		"write to 0xffff888003a1c%03lx of 4 bytes by task 11 on cpu 1:\n"
-		" %s+0x7/0x8\n\n"
-		"read to 0xffff888003a1c%03lx of 4 bytes by task 10 on cpu 0:\n"
-		" %s+0x0/0x8\n\n"
-		"kcollider: sampled: ip=0xffffffff81001000 sym=%s+0x0/0x8 mod= op=mov access=read size=4\n"
-		"kcollider: racer: ip=0xffffffff81001010 trap_ip=0xffffffff81001017 sym=%s+0x0/0x8 mod= op=mov access=write size=4 locked=0\n"
-		"kcollider: object: slab cache=%s start=0xffff888003a1c000 offset=%ld size=%ld\n"
-		"==================================================================\n",
-		sampled, racer, off, racer, off, sampled, sampled, racer, cache,
-		off, obj_size);
-	fclose(f);
-	return path;
-}
-
 /* The CLI's "object" for that report, with the fixture's image as -V or not. */
 static const char *pointee_object(struct __test_metadata *_metadata,
 				  bool dwarf, const char *sampled,
 				  const char *racer, const char *cache,
 				  long obj_size, long off)
 {
-	const char *log = write_exact(sampled, racer, cache, obj_size, off);
+	const char *log = write_one(sampled, racer, cache, obj_size, off, 4,
+				    true);
 	char cmd[1024];
 
 	if (!log)
