@@ -603,6 +603,31 @@ static bool kv_uint(const struct kc_tool_line *t, const char *key,
 	return true;
 }
 
+/*
+ * Per-CPU data: the report gives the offset in its CPU's unit, not where
+ * the allocation starts, so the type is DWARF's alone and the offsets are
+ * the access's in it; "cache" says "percpu".
+ */
+static bool resolve_percpu(struct kc_btf *b, const struct kc_report *r,
+			   const struct kc_btf_hint *hints, int nhints,
+			   struct kc_btf_field *out)
+{
+	struct btf *list[16];
+	size_t n = search_list(b, r, list, 16);
+	int k;
+
+	for (k = 0; k < nhints; k++) {
+		if (hints[k].disp < 0 ||
+		    by_hint(list, n, r, &hints[k], ~0U, hints[k].disp, out) <= 0)
+			continue;
+		out->by = "dwarf";
+		out->offset = hints[k].disp;
+		out->cache = strdup("percpu");
+		return out->cache != NULL;
+	}
+	return false;
+}
+
 bool kc_btf_resolve(struct kc_btf *b, const struct kc_report *r,
 		    const struct kc_btf_hint *hints, int nhints,
 		    struct kc_btf_field *out)
@@ -616,6 +641,8 @@ bool kc_btf_resolve(struct kc_btf *b, const struct kc_report *r,
 	int id, k;
 
 	memset(out, 0, sizeof(*out));
+	if (b && t && !strcmp(t->words, "percpu"))
+		return resolve_percpu(b, r, hints, nhints, out);
 	if (!b || !t || strcmp(t->words, "slab"))
 		return false;
 	cache = kc_tool_line_get(t, "cache");

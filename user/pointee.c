@@ -34,9 +34,14 @@ static bool base_register(Dwfl_Module *mod, GElf_Addr addr,
 	    insn.nmem != 1)
 		return false;
 	mem = &insn.mem[0];
-	/* an index is an array's element, a segment a per-CPU offset */
+	/*
+	 * An index is an array's element. %gs is this CPU's copy of per-CPU
+	 * data, and the register still the pointer to it (this_cpu_inc(
+	 * p->count)); no other segment is data.
+	 */
 	if (mem->base >= 16 || mem->index != KC_REG_NONE ||
-	    mem->seg != KC_SEG_NONE || mem->base == KC_REG_RSP)
+	    (mem->seg != KC_SEG_NONE && mem->seg != KC_SEG_GS) ||
+	    mem->base == KC_REG_RSP)
 		return false;
 	*regno = dwarf_regno[mem->base];
 	*disp = mem->disp;

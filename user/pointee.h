@@ -4,7 +4,8 @@
  * instruction's base register holds a variable; when that variable is a
  * pointer to a struct or union, the access is that type's member at the
  * instruction's displacement. A heap object's type is not recorded in a
- * kmalloc cache, and this is what the code itself says of it.
+ * kmalloc cache, nor a per-CPU allocation's anywhere, and this is what
+ * the code itself says of it.
  */
 #ifndef KCOLLIDER_POINTEE_H
 #define KCOLLIDER_POINTEE_H

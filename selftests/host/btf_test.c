@@ -246,7 +246,8 @@ TEST(kmalloc_cache_type_from_the_arguments)
 }
 
 /*
- * One report of @sampled and @racer, @size-byte accesses at @off. @exact:
+ * One report of @sampled and @racer, @size-byte accesses at @off of a slab
+ * object in @cache, or of per-CPU data when @cache is NULL. @exact:
  * with the module's sampled:/racer: lines, which name each access's own
  * instruction, its function's first (as the DWARF fixture's are).
  */
@@ -270,9 +271,13 @@ static char *write_one(const char *sampled, const char *racer,
 		fprintf(f, "kcollider: sampled: ip=0xffffffff81001000 sym=%s+0x0/0x40 mod= op=mov access=read size=%d\n"
 			"kcollider: racer: ip=0xffffffff81001010 trap_ip=0xffffffff81001017 sym=%s+0x0/0x40 mod= op=mov access=write size=%d locked=0\n",
 			sampled, size, racer, size);
-	fprintf(f, "kcollider: object: slab cache=%s start=0xffff888003a1c000 offset=%ld size=%ld\n"
-		"==================================================================\n",
-		cache, off, obj_size);
+	if (cache)
+		fprintf(f, "kcollider: object: slab cache=%s start=0xffff888003a1c000 offset=%ld size=%ld\n",
+			cache, off, obj_size);
+	else	/* per-CPU data: no start, the offset in the CPU's unit */
+		fprintf(f, "kcollider: object: percpu cpu=1 unit_offset=0x%lx\n",
+			0x2d00 + off);
+	fprintf(f, "==================================================================\n");
 	fclose(f);
 	return path;
 }
@@ -373,11 +378,13 @@ static const char *pointee_object(struct __test_metadata *_metadata,
 	return strstr(out, "\"object\":{\"type\"");
 }
 
-/* The object a 4-byte access at @off ("48") of kmalloc-256 is, by DWARF. */
-#define PT_OBJECT(type, field, off) \
+/* The object a 4-byte access at @off ("48") in @cache is, by DWARF. */
+#define PT_OBJECT_IN(type, field, off, cache) \
 	"\"object\":{\"type\":\"struct " type "\",\"field\":\"" field \
 	"\",\"field_offset\":" off ",\"field_size\":4,\"offset\":" off \
-	",\"cache\":\"kmalloc-256\",\"by\":\"dwarf\""
+	",\"cache\":\"" cache "\",\"by\":\"dwarf\""
+#define PT_OBJECT(type, field, off) \
+	PT_OBJECT_IN(type, field, off, "kmalloc-256")
 
 /*
  * kmalloc: no function takes the 216-byte kc_pt_outer but one, and
@@ -419,6 +426,29 @@ TEST(union_member_as_wide_as_the_access)
 			   "kmalloc-256", 256, 56);
 	ASSERT_NE(NULL, o) TH_LOG("%s", out);
 	EXPECT_EQ(0, strncmp(o, want, strlen(want))) TH_LOG("%s", o);
+}
+
+/*
+ * Per-CPU data: the report says where in the CPU's unit, not where the
+ * allocation starts. The type is the pointer's, through %gs
+ * (this_cpu_read()) as through a plain per_cpu_ptr(); the offsets are in
+ * it.
+ */
+TEST(percpu_type_from_the_pointer_dwarf_gives)
+{
+	static const char want[] =
+		PT_OBJECT_IN("kc_pt_inner", "flags", "8", "percpu") "}";
+	const char *o;
+
+	o = pointee_object(_metadata, true, "kc_pt_this_cpu_flags", "kc_pt_poke",
+			   NULL, 0, 48);
+	ASSERT_NE(NULL, o) TH_LOG("%s", out);
+	EXPECT_EQ(0, strncmp(o, want, strlen(want))) TH_LOG("%s", o);
+	/* no typed side, or no DWARF: nothing */
+	EXPECT_EQ(NULL, pointee_object(_metadata, true, "kc_pt_poke", "kc_pt_poke",
+				       NULL, 0, 48)) TH_LOG("%s", out);
+	EXPECT_EQ(NULL, pointee_object(_metadata, false, "kc_pt_this_cpu_flags",
+				       "kc_pt_poke", NULL, 0, 48)) TH_LOG("%s", out);
 }
 
 /* A type the access would put outside the object is not the object's. */
