@@ -19,8 +19,8 @@
 #
 # Both the kcsan and the kcollider mode end with the real workload when
 # BENCH_KCSAN_REAL (seconds, default 300; 0: none) is set: a stress-ng mix
-# on tmpfs, once under KCSAN, and under kcollider (targets=all) once per
-# run of BENCH_KCSAN_KC_RUNS (below). The kernel log of each run, between
+# on tmpfs and on ext4 on a loop device, once under KCSAN, and under
+# kcollider (targets=all) once per run of BENCH_KCSAN_KC_RUNS (below). The kernel log of each run, between
 # "kc-bench: real start NAME" and "kc-bench: real end NAME", goes to
 # OUTDIR/real.txt; the kernel's function names to OUTDIR/functions.txt
 # (kcsan-real-table.sh compares the two kernels' reports by function pair).
@@ -76,35 +76,59 @@ alternate() {
 
 # The real workload: pipes, unix socket pairs, directories, dentries and
 # renames on tmpfs, file writes there, fork, futex, mmap and signal queues,
-# one instance of each, for REAL seconds, and a monitor that polls the
-# tmpfs' free blocks, as node exporters do. The kernel log is followed from the
-# start, so a log buffer that wraps loses nothing.
+# one instance of each; beside it, file writes, directories and renames on
+# ext4 on a loop device (the journal, writeback, the block layer), as make
+# hunt's workload does; for REAL seconds, and a monitor that polls both
+# file systems' free blocks, as node exporters do. The kernel log is
+# followed from the start, so a log buffer that wraps loses nothing.
 real_secs=${BENCH_KCSAN_REAL:-300}
 parts=${BENCH_KCSAN_PARTS:-planted real}
 part() { [[ " $parts " == *" $1 "* ]]; }
+real_dir=$TMPDIR/real
 
-# statfs() of a tmpfs with a size sums its used-block counter over the
-# CPUs (__percpu_counter_sum()), while the file writers' CPUs add to their
-# own copies.
+# statfs() sums a per-CPU counter over the CPUs (__percpu_counter_sum():
+# tmpfs' used blocks, ext4's free clusters), while the file writers' CPUs
+# add to their own copies.
 real_monitor() {
 	while :; do
-		stat -f "$1" > /dev/null
+		stat -f "$real_dir/tmpfs" "$real_dir/ext4" > /dev/null
 	done
 }
 
+# Once per boot, before the function list is read: ext4 may be a module.
+real_mount() {
+	local dev
+	mkdir -p "$real_dir/tmpfs" "$real_dir/ext4"
+	mountpoint -q "$real_dir/tmpfs" ||
+		mount -t tmpfs -o size=256M tmpfs "$real_dir/tmpfs" || exit 1
+	mountpoint -q "$real_dir/ext4" && return 0
+	modprobe loop 2> /dev/null	# built in on the KCSAN kernel
+	modprobe ext4 2> /dev/null
+	grep -qw ext4 /proc/filesystems ||
+		{ echo "bench-kcsan: this kernel has no ext4" >&2; exit 1; }
+	truncate -s 512M "$real_dir/disk.img" || exit 1
+	mkfs.ext4 -q -F "$real_dir/disk.img" || exit 1
+	dev=$(losetup -f --show "$real_dir/disk.img") || exit 1
+	mount -t ext4 "$dev" "$real_dir/ext4" || exit 1
+}
+
 real_workload() {
-	local name=$1 dir=$TMPDIR/real monitor
-	mkdir -p "$dir"
-	mountpoint -q "$dir" || mount -t tmpfs -o size=256M tmpfs "$dir" || exit 1
+	local name=$1 monitor ext4 fail=0
 	echo "kc-bench: real start $name" > /dev/kmsg
-	real_monitor "$dir" &
+	real_monitor &
 	monitor=$!
-	stress-ng --timeout "${real_secs}s" --metrics-brief --temp-path "$dir" \
+	stress-ng --timeout "${real_secs}s" --quiet --temp-path "$real_dir/ext4" \
+		--hdd 1 --hdd-bytes 32M --dir 1 --rename 1 \
+		> "$out/stress-ng-$name-ext4.log" 2>&1 &
+	ext4=$!
+	stress-ng --timeout "${real_secs}s" --metrics-brief --temp-path "$real_dir/tmpfs" \
 		--pipe 1 --sockpair 1 --dir 1 --dentry 1 --rename 1 \
 		--hdd 1 --hdd-bytes 8M \
 		--fork 1 --futex 1 --mmap 1 --mmap-bytes 16M --sigq 1 \
-		> "$out/stress-ng-$name.log" 2>&1 ||
-		echo "# real: a stressor failed (stress-ng exit $?): the $name run ran short"
+		> "$out/stress-ng-$name.log" 2>&1 || fail=$?
+	wait "$ext4" || fail=$?
+	[ $fail = 0 ] ||
+		echo "# real: a stressor failed (stress-ng exit $fail): the $name run ran short"
 	kill "$monitor" 2> /dev/null
 	wait "$monitor" 2> /dev/null
 	echo "kc-bench: real end $name" > /dev/kmsg
@@ -114,6 +138,7 @@ real_workload() {
 # Follows the kernel log into OUTDIR/real.txt until real_log_stop.
 real_log_pid=
 real_log_start() {
+	real_mount
 	dmesg -w > "$out/real.txt" &
 	real_log_pid=$!
 	echo "$real_secs" > "$out/real-seconds"

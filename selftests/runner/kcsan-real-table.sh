@@ -142,7 +142,7 @@ row() {
 }
 stat_of() { awk -v r="$1" -v k="$2" '$1 == r && $2 == k { print $3 }' "$cres/real-stats.txt" 2> /dev/null; }
 {
-	echo "Real workload: stress-ng (pipe sockpair dir dentry rename hdd fork futex mmap sigq, tmpfs) and a statfs monitor," \
+	echo "Real workload: stress-ng (pipe sockpair dir dentry rename hdd fork futex mmap sigq on tmpfs; hdd dir rename on ext4 on loop) and a statfs monitor," \
 	     "$(cat "$kres/real-seconds" 2> /dev/null || echo ?) s under KCSAN," \
 	     "$(cat "$cres/real-seconds" 2> /dev/null || echo ?) s per kcollider run"
 	echo "KCSAN: $(cat "$kres/kernel" 2> /dev/null || echo ?) (6.1 defaults);" \
