@@ -170,6 +170,17 @@ struct kc_range {
 	struct kc_atomic_loc *atomics;
 	unsigned int nr_atomics;
 	unsigned int cap_atomics;
+	/*
+	 * Every function the build walked, "start offset << 32 | size",
+	 * sorted at seal: the running code's functions are found here, where
+	 * kallsyms' lookup by address costs the armer a millisecond under
+	 * TCG. Not whole (vmlinux's functions named exactly, memory short):
+	 * kallsyms it is.
+	 */
+	u64 *funcs;
+	unsigned int nr_funcs;
+	unsigned int cap_funcs;
+	bool funcs_whole;
 	/* the sites that reach per-CPU data through per_cpu_ptr() */
 	u32 *remote;
 	u8 *remote_denials;		/* or KC_REMOTE_WATCHED */
@@ -286,6 +297,30 @@ static int kc_offs_push(u32 **offs, unsigned int *nr, unsigned int *cap,
 	}
 	(*offs)[(*nr)++] = off;
 	return 0;
+}
+
+static void kc_range_push_function(struct kc_range *r, unsigned long start,
+				   unsigned long size)
+{
+	unsigned int more;
+	u64 *grown;
+
+	if (!r->funcs_whole)
+		return;
+	if (r->nr_funcs == r->cap_funcs) {
+		more = r->cap_funcs ? r->cap_funcs * 2 : 1024;
+		grown = kvmalloc_array(more, sizeof(*grown), GFP_KERNEL);
+		if (!grown) {
+			r->funcs_whole = false;
+			return;
+		}
+		if (r->nr_funcs)
+			memcpy(grown, r->funcs, r->nr_funcs * sizeof(*grown));
+		kvfree(r->funcs);
+		r->funcs = grown;
+		r->cap_funcs = more;
+	}
+	r->funcs[r->nr_funcs++] = (u64)(start - r->base) << 32 | (u32)size;
 }
 
 static int kc_range_push(struct kc_range *r, u32 off, bool remote)
@@ -546,6 +581,7 @@ static void kc_add_function(struct kc_range *r, const struct kc_site_filter *f,
 	u64 mask;
 	int b;
 
+	kc_range_push_function(r, start, size);
 	kc_base_name(name, base, sizeof(base));
 	mask = f->match(f->ctx, r->name, base);
 	if (!mask) {
@@ -584,6 +620,7 @@ static struct kc_range *kc_range_new(const char *name, unsigned long base,
 	strscpy(r->name, name, sizeof(r->name));
 	r->base = base;
 	r->size = size;
+	r->funcs_whole = true;
 	return r;
 }
 
@@ -592,6 +629,7 @@ static void kc_range_free(struct kc_range *r)
 	if (!r)
 		return;
 	kvfree(r->atomics);
+	kvfree(r->funcs);
 	kvfree(r->remote);
 	kvfree(r->remote_denials);
 	kvfree(r->offs);
@@ -616,6 +654,13 @@ static int kc_off_cmp(const void *key, const void *elt)
 	return a < b ? -1 : a > b;
 }
 
+static int kc_func_cmp(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static int kc_range_seal(struct kc_range *r)
 {
 	/*
@@ -625,6 +670,7 @@ static int kc_range_seal(struct kc_range *r)
 	 */
 	sort(r->offs, r->nr, sizeof(*r->offs), kc_off_cmp, NULL);
 	sort(r->remote, r->nr_remote, sizeof(*r->remote), kc_off_cmp, NULL);
+	sort(r->funcs, r->nr_funcs, sizeof(*r->funcs), kc_func_cmp, NULL);
 	sort(r->atomics, r->nr_atomics, sizeof(*r->atomics), kc_atomic_cmp,
 	     NULL);
 	r->refused = bitmap_zalloc(max(r->nr, 1U), GFP_KERNEL);
@@ -640,6 +686,7 @@ static int kc_range_seal(struct kc_range *r)
 static unsigned long kc_range_bytes(const struct kc_range *r)
 {
 	return sizeof(*r) + (r->cap + r->cap_remote) * sizeof(u32) +
+	       r->cap_funcs * sizeof(*r->funcs) +
 	       BITS_TO_LONGS(max(r->nr, 1U)) * sizeof(long) +
 	       max(r->nr, 1U) * (sizeof(*r->cold) + sizeof(*r->cold_at)) +
 	       max(r->nr_remote, 1U) * sizeof(*r->remote_denials);
@@ -710,6 +757,7 @@ static struct kc_range *kc_build_vmlinux(const struct kc_site_filter *f)
 	r = kc_range_new("vmlinux", lo, hi - lo);
 	if (!r)
 		return ERR_PTR(-ENOMEM);
+	r->funcs_whole = !f->exact;
 	for (i = 0; f->exact && i < f->nr_exact; i++) {
 		a = kc_lookup_symbol(f->exact[i]);
 		if (a >= lo && a < hi && kc_symbol_at(a, sym, &start, &size))
@@ -1022,6 +1070,36 @@ static bool kc_range_sites(const struct kc_range *r, unsigned long start,
 	return *lo < *hi;
 }
 
+/*
+ * Under kc_sites_lock: the function of @r holding @addr, as the build
+ * walked it, or as kallsyms has it where the build's list is not whole.
+ */
+static bool kc_range_function(const struct kc_range *r, unsigned long addr,
+			      unsigned long *start, unsigned long *size)
+{
+	unsigned int lo = 0, hi = r->nr_funcs, mid;
+	u32 off = addr - r->base, fstart, fsize;
+
+	if (!r->funcs_whole)
+		return kc_symbol_in(addr, kc_running_sym, start, size, true);
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (r->funcs[mid] >> 32 <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return false;
+	fstart = r->funcs[lo - 1] >> 32;
+	fsize = (u32)r->funcs[lo - 1];
+	if (off - fstart >= fsize)
+		return false;
+	*start = r->base + fstart;
+	*size = fsize;
+	return true;
+}
+
 /* Under kc_sites_lock: a callee of @fn at @target kept, once, if it has sites. */
 static void kc_running_add_callee(struct kc_running_fn *fn,
 				  unsigned long target)
@@ -1036,8 +1114,7 @@ static void kc_running_add_callee(struct kc_running_fn *fn,
 	for (i = 0; i < fn->nr_callees; i++)
 		if (target == fn->callees[i].start)
 			return;
-	if (!kc_symbol_in(target, kc_running_sym, &start, &size, true) ||
-	    start != target ||
+	if (!kc_range_function(r, target, &start, &size) || start != target ||
 	    !kc_range_sites(r, start, start + size, &c->lo, &c->hi))
 		return;
 	c->range = r;
@@ -1132,7 +1209,7 @@ static struct kc_running_fn *kc_running_note(struct kc_range *r,
 	if (!slot || fresh >= KC_RUNNING_FNS)
 		return NULL;
 	kc_running_lookups++;
-	if (!kc_symbol_in(pc, kc_running_sym, &start, &size, true))
+	if (!kc_range_function(r, pc, &start, &size))
 		return NULL;
 	/* a slot is found only once it is whole */
 	slot->range = NULL;
