@@ -289,7 +289,7 @@ static const char *object_of(struct __test_metadata *_metadata,
 {
 	const char *log = write_one(sampled, racer, cache, obj_size, off, size,
 				    false);
-	char cmd[512];
+	char cmd[8192];
 
 	if (!log)
 		return NULL;
@@ -367,7 +367,7 @@ static const char *pointee_object(struct __test_metadata *_metadata,
 {
 	const char *log = write_one(sampled, racer, cache, obj_size, off, 4,
 				    true);
-	char cmd[1024];
+	char cmd[8192];
 
 	if (!log)
 		return NULL;

@@ -133,7 +133,7 @@ TEST(report_group_over_many_logs)
 		FX "/reports/kcsan_dmesg.log " FX "/reports/kcsan_dmesg.log "
 		FX "/reports/kcsan_dmesg.log > $d/vm1/console.log && sed 's/test_kernel_/other_kernel_/g' "
 		FX "/reports/kcsan_dmesg.log > $d/vm2/console.log && cp $d/vm2/console.log $d/vm3/console.log && echo 'no race here' > $d/vm4/console.log && cd $d && ";
-	char cmd[2048];
+	char cmd[8192];
 	const char *p, *q;
 
 	snprintf(cmd, sizeof(cmd), "%s" KC " --json report group . ; r=$?; "

@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <ftw.h>
+#include <limits.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
@@ -541,7 +542,7 @@ static int pick_release(char *rel, size_t len)
 /* build/oracle/vmlinux-<rel>, extracted once from /boot/vmlinuz-<rel>. */
 static int get_vmlinux(const char *rel, char *path, size_t len)
 {
-	char cmd[4096];
+	char cmd[16384];
 	struct stat sb;
 
 	snprintf(path, len, "%s/build/oracle/vmlinux-%s", KC_TOP, rel);
@@ -726,7 +727,7 @@ static void report(struct stats *t, double secs)
 
 int main(void)
 {
-	char rel[128], vmlinux[512], moddir[512];
+	char rel[128], vmlinux[PATH_MAX], moddir[PATH_MAX];
 	struct stats *st, *total = calloc(1, sizeof(*total));
 	struct timespec t0, t1;
 	unsigned int w, nw;

@@ -166,7 +166,7 @@ static int fields(const char *line, const char *pair, char f[8][32])
 
 TEST(pairs_counted_compared_and_marked)
 {
-	char dir[] = "/tmp/kc_ktable_XXXXXX", k[64], c[64], cmd[1024];
+	char dir[] = "/tmp/kc_ktable_XXXXXX", k[64], c[64], cmd[8192];
 	char f[8][32];
 	const char *both = "fx_read_plain / fx_write_once";
 

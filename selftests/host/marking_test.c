@@ -218,7 +218,7 @@ TEST(json_verdict_and_group_rank)
 
 TEST(source_moved_is_found_under_S)
 {
-	char dir[] = "/tmp/kc_marking_XXXXXX", cmd[2048];
+	char dir[] = "/tmp/kc_marking_XXXXXX", cmd[8192];
 
 	ASSERT_NE(NULL, mkdtemp(dir));
 	/* a copy of the object whose DWARF names a path that is then gone */
@@ -408,7 +408,7 @@ static FILE *new_log(char *dir, char *log, size_t size)
  */
 TEST(report_exempt_verdict)
 {
-	char dir[] = "/tmp/kc_exempt_XXXXXX", log[64], cmd[1024];
+	char dir[] = "/tmp/kc_exempt_XXXXXX", log[64], cmd[8192];
 	FILE *f;
 
 	f = new_log(dir, log, sizeof(log));
@@ -446,7 +446,7 @@ TEST(seqcount_code_is_marked)
 	unsigned long reader = nm_addr(img, "fx_seq_read");
 	unsigned long writer = nm_addr(img, "fx_seq_write");
 	unsigned long data = nm_addr(img, "fx_seq_data");
-	char dir[] = "/tmp/kc_seq_XXXXXX", log[64], cmd[1024];
+	char dir[] = "/tmp/kc_seq_XXXXXX", log[64], cmd[8192];
 	FILE *f;
 
 	ASSERT_NE(0, reader);
@@ -493,7 +493,7 @@ TEST(local_t_code_is_marked)
 	const char *img = KC_MARK_FX_DIR "/fxlocal-vmlinux";
 	unsigned long inc = nm_addr(img, "fx_local_inc");
 	unsigned long peek = nm_addr(img, "fx_local_peek");
-	char dir[] = "/tmp/kc_local_XXXXXX", log[64], cmd[1024];
+	char dir[] = "/tmp/kc_local_XXXXXX", log[64], cmd[8192];
 	FILE *f;
 
 	ASSERT_NE(0, inc);
@@ -525,7 +525,7 @@ TEST(local_t_code_is_marked)
 /* "mark -n": the ranges of the object, and a clear error without DWARF. */
 TEST(mark_dry_run_ranges_and_no_dwarf)
 {
-	char dir[] = "/tmp/kc_marking_XXXXXX", cmd[1024];
+	char dir[] = "/tmp/kc_marking_XXXXXX", cmd[8192];
 
 	ASSERT_EQ(0, run(KC " mark -n -M " KC_MARK_FX_DIR " fxmark")) TH_LOG("%s", out);
 	/* every function was read, the plain load's included */
@@ -559,7 +559,7 @@ TEST(mark_dry_run_ranges_and_no_dwarf)
 /* nm's address of @func in @elf, 0 when absent. */
 static unsigned long nm_addr(const char *elf, const char *func)
 {
-	char cmd[1024];
+	char cmd[8192];
 
 	snprintf(cmd, sizeof(cmd), "nm %s", elf);
 	if (run(cmd))

@@ -39,7 +39,7 @@ FIXTURE(btf) {
 
 FIXTURE_SETUP(btf)
 {
-	char cmd[1024];
+	char cmd[8192];
 	const char *tmp = getenv("TMPDIR");
 
 	if (!kc_in_vm())
@@ -82,7 +82,7 @@ static void check_field(struct __test_metadata *_metadata, const char *type,
 			const char *field, long offset, long size,
 			const char *cache, const char *by)
 {
-	char cmd[1024], expect[512];
+	char cmd[8192], expect[512];
 
 	snprintf(cmd, sizeof(cmd), "%s/user/kcollider -j report -D --btf /sys/kernel/btf --btf %s",
 		 kc_top(), btf_path);

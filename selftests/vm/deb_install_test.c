@@ -25,7 +25,7 @@ FIXTURE(deb) {
 /* Every command runs chrooted in the overlay, with its own /proc, /sys, /dev. */
 static int in_root(const char *root, const char *cmd)
 {
-	char line[4096];
+	char line[16384];
 
 	snprintf(line, sizeof(line),
 		 "chroot '%s' /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root DEBIAN_FRONTEND=noninteractive sh -c '%s' > '%s/../cmd.log' 2>&1",
@@ -44,7 +44,7 @@ static void show_log(struct __test_metadata *_metadata, const char *root)
 
 FIXTURE_SETUP(deb)
 {
-	char cmd[2048];
+	char cmd[8192];
 	struct utsname u;
 
 	if (!kc_in_vm())
@@ -78,7 +78,7 @@ FIXTURE_SETUP(deb)
 
 FIXTURE_TEARDOWN(deb)
 {
-	char cmd[1024];
+	char cmd[8192];
 
 	/* skipped before the overlay was made */
 	if (!kc_in_vm() || !self->base[0])
@@ -93,7 +93,7 @@ FIXTURE_TEARDOWN(deb)
 
 TEST_F_TIMEOUT(deb, packages_build_the_module_for_the_running_kernel, 1500)
 {
-	char cmd[512], buf[256];
+	char cmd[8192], buf[256];
 	struct utsname u;
 
 	/* 6.1's harness runs the test even when its setup skipped */

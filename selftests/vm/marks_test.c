@@ -81,7 +81,7 @@ static long marks_analysed(void)
 
 static void mark_planted(struct __test_metadata *_metadata)
 {
-	char cmd[1024];
+	char cmd[8192];
 
 	snprintf(cmd, sizeof(cmd), "%s/user/kcollider mark -M %s kc_planted 2>&1",
 		 kc_top(), planted_dir());
@@ -243,7 +243,7 @@ TEST_F_TIMEOUT(marking, b6_bit_spinlock_word_is_benign, 150)
  */
 TEST_F_TIMEOUT(marking, unmarked_n10_report_gets_its_verdict_from_the_cli, 150)
 {
-	char cmd[1024];
+	char cmd[8192];
 
 	ASSERT_EQ(0, marks_ranges());
 	ASSERT_EQ(0, start("kc_n10_set_stop", "kc_n10_should_stop"));
@@ -412,7 +412,7 @@ TEST_F_TIMEOUT(marking, saved_image_marks_load_moved_by_kaslr_and_checked, 60)
 	unsigned long stext = kc_kallsyms_find("_stext", "tT", NULL);
 	const unsigned long shift = 0x200000;
 	const char *tmp = getenv("TMPDIR") ?: "/tmp";
-	char id[160], path[512], text[1024], cmd[1536], want[64];
+	char id[160], path[512], text[1024], cmd[8192], want[64];
 
 	ASSERT_NE(0, f);
 	ASSERT_NE(0, stext);

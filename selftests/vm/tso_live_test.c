@@ -45,7 +45,7 @@ static int tso_live(const char *name, const char *report, bool modules,
 		    char *out, size_t size)
 {
 	const char *res = getenv("KC_RESULTS") ? getenv("KC_RESULTS") : "/tmp";
-	char path[256], opath[256], cmd[1024];
+	char path[256], opath[256], cmd[8192];
 	size_t n = 0;
 	FILE *f;
 	int st;
