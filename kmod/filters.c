@@ -561,9 +561,12 @@ bool kc_marking_unknown(const struct kc_report *r)
 struct kc_suppression {
 	char name[KSYM_NAME_LEN];
 	atomic_long_t hits;
+	/* where the name was when added, for the picks: [lo, hi) */
+	unsigned long lo, hi;
 };
 
 static struct kc_suppression kc_suppress[KC_SUPPRESS_MAX];
+static atomic_long_t kc_picks_suppressed;	/* left out by the picks */
 static unsigned int kc_nr_suppress;
 static DEFINE_MUTEX(kc_suppress_lock);
 
@@ -616,6 +619,42 @@ static bool kc_is_suppressed(const struct kc_report *r)
 	return hit;
 }
 
+/*
+ * Where @name lies, [*lo, *hi): a function's code, or a global. Nothing
+ * where the running kernel has no such symbol (a module's, not loaded).
+ */
+static void kc_suppress_resolve(const char *name, unsigned long *lo,
+				unsigned long *hi)
+{
+	char sym[KSYM_SYMBOL_LEN];
+	unsigned long size = 1;
+	char *slash;
+
+	*lo = kc_lookup_symbol(name);
+	*hi = *lo;
+	if (!*lo)
+		return;
+	sprint_symbol(sym, *lo);
+	slash = strchr(sym, '/');
+	if (slash) {
+		slash[strcspn(slash, " ")] = '\0';
+		if (kstrtoul(slash + 1, 16, &size) || !size)
+			size = 1;
+	}
+	*hi = *lo + size;
+}
+
+/* Under kc_suppress_lock: whether @addr lies where a suppressed name is. */
+static bool kc_suppressed_at(unsigned long addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < kc_nr_suppress; i++)
+		if (addr >= kc_suppress[i].lo && addr < kc_suppress[i].hi)
+			return true;
+	return false;
+}
+
 static bool kc_suppress_name_valid(const char *name)
 {
 	const char *c;
@@ -632,6 +671,7 @@ static bool kc_suppress_name_valid(const char *name)
 int kc_suppress_write(const char *buf, size_t len)
 {
 	char tok[KSYM_NAME_LEN + 2];
+	unsigned long lo = 0, hi = 0;
 	const char *name;
 	unsigned int i;
 	int ret = 0;
@@ -644,6 +684,8 @@ int kc_suppress_write(const char *buf, size_t len)
 	name = tok[0] == '+' || tok[0] == '-' ? tok + 1 : tok;
 	if (strcmp(tok, "clear") && !kc_suppress_name_valid(name))
 		return -EINVAL;
+	if (strcmp(tok, "clear") && tok[0] != '-')
+		kc_suppress_resolve(name, &lo, &hi);
 
 	mutex_lock(&kc_suppress_lock);
 	if (!strcmp(tok, "clear")) {
@@ -657,6 +699,8 @@ int kc_suppress_write(const char *buf, size_t len)
 		for (; i + 1 < kc_nr_suppress; i++) {
 			strscpy(kc_suppress[i].name, kc_suppress[i + 1].name,
 				KSYM_NAME_LEN);
+			kc_suppress[i].lo = kc_suppress[i + 1].lo;
+			kc_suppress[i].hi = kc_suppress[i + 1].hi;
 			atomic_long_set(&kc_suppress[i].hits,
 					atomic_long_read(&kc_suppress[i + 1].hits));
 		}
@@ -672,6 +716,8 @@ int kc_suppress_write(const char *buf, size_t len)
 			} else {
 				strscpy(kc_suppress[i].name, name,
 					KSYM_NAME_LEN);
+				kc_suppress[i].lo = lo;
+				kc_suppress[i].hi = hi;
 				atomic_long_set(&kc_suppress[i].hits, 0);
 				kc_nr_suppress++;
 			}
@@ -838,6 +884,61 @@ bool kc_filters_benign_full(void)
 	return READ_ONCE(kc_benign_full);
 }
 
+/*
+ * The markings whose samples these filters would call benign, for the
+ * sampler's picks: KCSAN never watches a marked access, an access in
+ * data_race() or code built without it. A sample on an access in
+ * data_race() or in exempt code can only end in a benign report; one on a
+ * marked access finds only what a sample of the plain side finds too,
+ * unless that side is not targeted: kept, seldom. Nothing is left out
+ * where benign races are wanted in full.
+ */
+void kc_filters_pick_marks(struct kc_pick_marks *pm)
+{
+	pm->never = 0;
+	pm->seldom = 0;
+	if (READ_ONCE(kc_benign_full))
+		return;
+	if (kc_filter_on(KC_FILTER_EXEMPT))
+		pm->never |= BIT(KC_MARKS_EXEMPT);
+	if (kc_filter_on(KC_FILTER_MARKED)) {
+		pm->never |= BIT(KC_MARKS_DATA_RACE);
+		pm->seldom |= BIT(KC_MARKS_MARKED);
+	}
+}
+
+/*
+ * Whether every report of a sample of the site at @ip would be
+ * suppressed: it lies in a suppressed function, or its operand is a
+ * suppressed global by its address (jiffies, read all over the kernel and
+ * written by every tick).
+ */
+bool kc_filters_site_suppressed(unsigned long ip)
+{
+	u8 code[KC_INSN_MAX_LEN];
+	unsigned long target = 0;
+	struct kc_insn insn;
+	bool hit;
+
+	if (!kc_filter_on(KC_FILTER_SUPPRESSED) || READ_ONCE(kc_benign_full))
+		return false;
+	if (!copy_from_kernel_nofault(code, (void *)ip, sizeof(code))) {
+		kc_pool_patch_original(ip, code, sizeof(code));
+		if (!kc_decode(code, sizeof(code), &insn) &&
+		    (insn.flags & KC_INSN_MEM) &&
+		    insn.mem[0].base == KC_REG_RIP &&
+		    insn.mem[0].index == KC_REG_NONE &&
+		    insn.mem[0].seg == KC_SEG_NONE)
+			target = ip + insn.length + (long)insn.mem[0].disp;
+	}
+	mutex_lock(&kc_suppress_lock);
+	hit = kc_suppressed_at(ip) || (target && kc_suppressed_at(target));
+	mutex_unlock(&kc_suppress_lock);
+	if (hit)
+		atomic_long_inc(&kc_picks_suppressed);
+	return hit;
+}
+
 /* The stats file's "benign_<filter> N" lines. */
 void kc_filters_stats(struct seq_file *m)
 {
@@ -846,6 +947,8 @@ void kc_filters_stats(struct seq_file *m)
 	for (i = 0; i < KC_NR_FILTERS; i++)
 		seq_printf(m, "benign_%s %ld\n", kc_filter_names[i],
 			   atomic_long_read(&kc_filter_hits[i]));
+	seq_printf(m, "picks_suppressed %ld\n",
+		   atomic_long_read(&kc_picks_suppressed));
 }
 
 ssize_t kc_filters_show(char *buf)

@@ -258,6 +258,9 @@ enum kc_filter {
 const char *kc_filter_name(int filter);
 void kc_filter_count(int filter);
 bool kc_filters_benign_full(void);
+struct kc_pick_marks;
+void kc_filters_pick_marks(struct kc_pick_marks *pm);
+bool kc_filters_site_suppressed(unsigned long ip);
 void kc_filters_stats(struct seq_file *m);
 ssize_t kc_filters_show(char *buf);
 ssize_t kc_filters_store(const char *buf, size_t count);
@@ -328,7 +331,17 @@ bool kc_sites_del_module(const char *name, unsigned long *start,
 			 unsigned long *end);
 void kc_sites_counts(unsigned int spec, const char *module, u32 *sites,
 		     u32 *funcs, bool *present);
-unsigned long kc_sites_pick(void);
+/*
+ * What the source's marks (KC_MARKS_* bits) make of a pick: the kinds
+ * never sampled, since every report there would be benign, and the kinds
+ * sampled seldom, whose races the plain side's samples find.
+ */
+struct kc_pick_marks {
+	unsigned int never;
+	unsigned int seldom;
+};
+
+unsigned long kc_sites_pick(const struct kc_pick_marks *pm);
 /* what a sampled hit of a site made of its address */
 enum kc_verdict { KC_VERDICT_NONE, KC_VERDICT_WATCHED, KC_VERDICT_DENIED };
 void kc_sites_note_run(unsigned long addr, bool ran, u8 verdict);

@@ -66,6 +66,8 @@
  * found among picks of registered ones without a keeper round each.
  */
 #define KC_REFILL_PICKS		8
+/* picks a site may take to find one whose reports are not all suppressed */
+#define KC_SUPPRESSED_TRIES	4
 /*
  * The armer's longest sleep, which the stale check (KC_STALE_MS) and the
  * stall governor's period allow. Each wake-up scans the pool, so waking
@@ -450,10 +452,28 @@ static bool kc_refused_for_good(int ret)
 	       ret != -ENOMEM && ret != -EEXIST;
 }
 
+/*
+ * A site worth a sample, or 0: one whose every report would be
+ * suppressed (a read of jiffies) is picked again.
+ */
+static unsigned long kc_pick(const struct kc_pick_marks *pm)
+{
+	unsigned long addr = 0;
+	int tries;
+
+	for (tries = 0; tries < KC_SUPPRESSED_TRIES; tries++) {
+		addr = kc_sites_pick(pm);
+		if (!addr || !kc_filters_site_suppressed(addr))
+			return addr;
+	}
+	return 0;
+}
+
 /* Registration is slow: one at a time. True if one was registered. */
 static bool kc_refill(unsigned int target)
 {
 	unsigned int reserve = kc_pool_reserve();
+	struct kc_pick_marks pm;
 	unsigned long addr, gen;
 	int ret = -EEXIST, picks;
 	bool budgeted;
@@ -468,8 +488,9 @@ static bool kc_refill(unsigned int target)
 		kc_register_ns -= NSEC_PER_SEC;
 	}
 	gen = kc_pool_pick_gen();
+	kc_filters_pick_marks(&pm);
 	for (picks = 0; picks < KC_REFILL_PICKS; picks++) {
-		addr = kc_sites_pick();
+		addr = kc_pick(&pm);
 		if (!addr)
 			return false;
 		ret = kc_pool_add(addr, gen, kc_sites_remote(addr));
@@ -498,12 +519,14 @@ static bool kc_refill(unsigned int target)
 /* One breakpoint on a freshly picked site; false if none could be. */
 static bool kc_visit_one(void)
 {
+	struct kc_pick_marks pm;
 	unsigned long addr, gen;
 	int tries, ret = -EAGAIN;
 
+	kc_filters_pick_marks(&pm);
 	for (tries = 0; tries < KC_VISIT_TRIES; tries++) {
 		gen = kc_pool_pick_gen();
-		addr = kc_sites_pick();
+		addr = kc_pick(&pm);
 		if (!addr)
 			return false;
 		ret = kc_pool_visit(addr, gen, kc_sites_remote(addr));

@@ -30,6 +30,7 @@
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
 
+#include <kcollider/marks.h>
 #include "kcollider.h"
 
 /* Larger symbols are data or padding runs, not functions worth decoding. */
@@ -47,6 +48,8 @@
 #define KC_COLD_DECAY_MS	1000
 /* weight rejections a pick may make before it takes what it has */
 #define KC_COLD_TRIES		64
+/* a site whose marking is sampled seldom: its weight's halvings */
+#define KC_SELDOM_HALVINGS	3
 /*
  * Of every KC_RUNNING_OF picks, KC_RUNNING_PICKS go to a function a CPU
  * ran in the last KC_RUNNING_AGE_MS (see profile.c), and the rest stay
@@ -198,6 +201,7 @@ static unsigned long kc_picks_running;
 static unsigned long kc_picks_uniform;
 static unsigned long kc_picks_callee;
 static unsigned long kc_picks_remote;
+static unsigned long kc_picks_unwatched;	/* left out for their marking */
 static unsigned long kc_picks_remote_hot;
 static unsigned long kc_nr_remote;
 /* remote sites whose last arming ran, under kc_sites_lock */
@@ -280,21 +284,36 @@ bool kc_insn_is_site(const struct kc_insn *insn, unsigned long addr)
 	return kc_site_wanted(insn, addr, READ_ONCE(kc_settings.sample_percpu));
 }
 
+/*
+ * Room for one more @elem-byte element in *@array of *@cap, @nr of them
+ * used: doubled when full, @first at the first. Tables are built once per
+ * targets change, in process context.
+ */
+static int kc_array_room(void **array, unsigned int nr, unsigned int *cap,
+			 size_t elem, unsigned int first)
+{
+	unsigned int more;
+	void *grown;
+
+	if (nr < *cap)
+		return 0;
+	more = *cap ? *cap * 2 : first;
+	grown = kvmalloc_array(more, elem, GFP_KERNEL);
+	if (!grown)
+		return -ENOMEM;
+	if (nr)
+		memcpy(grown, *array, nr * elem);
+	kvfree(*array);
+	*array = grown;
+	*cap = more;
+	return 0;
+}
+
 static int kc_offs_push(u32 **offs, unsigned int *nr, unsigned int *cap,
 			u32 off)
 {
-	if (*nr == *cap) {
-		unsigned int more = *cap ? *cap * 2 : 256;
-		u32 *grown = kvmalloc_array(more, sizeof(*grown), GFP_KERNEL);
-
-		if (!grown)
-			return -ENOMEM;
-		if (*nr)
-			memcpy(grown, *offs, *nr * sizeof(*grown));
-		kvfree(*offs);
-		*offs = grown;
-		*cap = more;
-	}
+	if (kc_array_room((void **)offs, *nr, cap, sizeof(**offs), 256))
+		return -ENOMEM;
 	(*offs)[(*nr)++] = off;
 	return 0;
 }
@@ -302,23 +321,12 @@ static int kc_offs_push(u32 **offs, unsigned int *nr, unsigned int *cap,
 static void kc_range_push_function(struct kc_range *r, unsigned long start,
 				   unsigned long size)
 {
-	unsigned int more;
-	u64 *grown;
-
 	if (!r->funcs_whole)
 		return;
-	if (r->nr_funcs == r->cap_funcs) {
-		more = r->cap_funcs ? r->cap_funcs * 2 : 1024;
-		grown = kvmalloc_array(more, sizeof(*grown), GFP_KERNEL);
-		if (!grown) {
-			r->funcs_whole = false;
-			return;
-		}
-		if (r->nr_funcs)
-			memcpy(grown, r->funcs, r->nr_funcs * sizeof(*grown));
-		kvfree(r->funcs);
-		r->funcs = grown;
-		r->cap_funcs = more;
+	if (kc_array_room((void **)&r->funcs, r->nr_funcs, &r->cap_funcs,
+			  sizeof(*r->funcs), 1024)) {
+		r->funcs_whole = false;
+		return;
 	}
 	r->funcs[r->nr_funcs++] = (u64)(start - r->base) << 32 | (u32)size;
 }
@@ -444,19 +452,9 @@ static void kc_range_note_atomic(struct kc_range *r, const struct kc_insn *insn,
 	    m->base != KC_REG_RIP || m->index != KC_REG_NONE ||
 	    m->seg != KC_SEG_NONE)
 		return;
-	if (r->nr_atomics == r->cap_atomics) {
-		unsigned int cap = r->cap_atomics ? r->cap_atomics * 2 : 64;
-		struct kc_atomic_loc *a = kvmalloc_array(cap, sizeof(*a),
-							 GFP_KERNEL);
-
-		if (!a)
-			return;
-		if (r->nr_atomics)
-			memcpy(a, r->atomics, r->nr_atomics * sizeof(*a));
-		kvfree(r->atomics);
-		r->atomics = a;
-		r->cap_atomics = cap;
-	}
+	if (kc_array_room((void **)&r->atomics, r->nr_atomics,
+			  &r->cap_atomics, sizeof(*r->atomics), 64))
+		return;
 	r->atomics[r->nr_atomics].start = next + (long)m->disp;
 	r->atomics[r->nr_atomics].end = next + (long)m->disp +
 					 max_t(unsigned int, m->size, 1);
@@ -709,6 +707,26 @@ static unsigned int kc_site_cold(const struct kc_range *r, unsigned long idx)
 static bool kc_site_taken(unsigned int cold)
 {
 	return !cold || !(get_random_u32() & ((1U << cold) - 1));
+}
+
+/*
+ * Under kc_sites_lock: the halvings of site @idx's weight, its marking's
+ * with its coldness; negative where its marking is never sampled.
+ */
+static int kc_site_weight(const struct kc_range *r, unsigned long idx,
+			  const struct kc_pick_marks *pm)
+{
+	unsigned int kind_bit;
+
+	if (!pm->never && !pm->seldom)
+		return kc_site_cold(r, idx);
+	kind_bit = BIT(kc_marks_kind_at(r->base + r->offs[idx]));
+	if (pm->never & kind_bit) {
+		kc_picks_unwatched++;
+		return -1;
+	}
+	return kc_site_cold(r, idx) +
+	       (pm->seldom & kind_bit ? KC_SELDOM_HALVINGS : 0);
 }
 
 /*
@@ -1242,7 +1260,7 @@ static void kc_running_refresh(void)
  * over the functions and then over the function's sites, each with its
  * weight; 0 if none.
  */
-static unsigned long kc_pick_running(void)
+static unsigned long kc_pick_running(const struct kc_pick_marks *pm)
 {
 	/* kc_sites_lock's, as kc_running_sym: off the armer's stack */
 	static struct kc_running_fn *fresh[KC_RUNNING_FNS];
@@ -1252,6 +1270,7 @@ static unsigned long kc_pick_running(void)
 	int i, nr = 0, tries;
 	struct kc_range *r;
 	bool callee;
+	int weight;
 
 	kc_running_refresh();
 	for (i = 0; i < KC_RUNNING_KNOWN && nr < KC_RUNNING_FNS; i++)
@@ -1273,7 +1292,10 @@ static unsigned long kc_pick_running(void)
 		idx = lo + get_random_u64() % (hi - lo);
 		if (test_bit(idx, r->refused))
 			continue;
-		if (kc_site_taken(kc_site_cold(r, idx))) {
+		weight = kc_site_weight(r, idx, pm);
+		if (weight < 0)
+			continue;
+		if (kc_site_taken(weight)) {
 			kc_picks_callee += callee;
 			return r->base + r->offs[idx];
 		}
@@ -1355,7 +1377,7 @@ static void kc_remote_hot_note(unsigned long addr, bool ran)
  * Under kc_sites_lock: a remote site whose last arming ran, uniform over
  * them; 0 if none. One whose range went or was refused is forgotten.
  */
-static unsigned long kc_pick_remote_hot(void)
+static unsigned long kc_pick_remote_hot(const struct kc_pick_marks *pm)
 {
 	unsigned long addr, idx;
 	struct kc_range *r;
@@ -1365,7 +1387,8 @@ static unsigned long kc_pick_remote_hot(void)
 		i = get_random_u32() % kc_nr_remote_hot;
 		addr = kc_remote_hot[i];
 		r = kc_site_find(addr, &idx);
-		if (r && !test_bit(idx, r->refused)) {
+		if (r && !test_bit(idx, r->refused) &&
+		    kc_site_weight(r, idx, pm) >= 0) {
 			kc_picks_remote_hot++;
 			return addr;
 		}
@@ -1378,15 +1401,15 @@ static unsigned long kc_pick_remote_hot(void)
  * Under kc_sites_lock: a remote per-CPU site, each with its weight; 0 if
  * none was taken.
  */
-static unsigned long kc_pick_remote(void)
+static unsigned long kc_pick_remote(const struct kc_pick_marks *pm)
 {
 	unsigned long n, idx;
 	struct kc_range *r;
-	int tries;
+	int tries, weight;
 	u32 *hit;
 
 	if (get_random_u32() % KC_REMOTE_HOT_OF < KC_REMOTE_HOT_PICKS) {
-		n = kc_pick_remote_hot();
+		n = kc_pick_remote_hot(pm);
 		if (n)
 			return n;
 	}
@@ -1404,8 +1427,10 @@ static unsigned long kc_pick_remote(void)
 		if (!hit)
 			continue;
 		idx = hit - r->offs;
-		if (!test_bit(idx, r->refused) &&
-		    kc_site_taken(kc_site_cold(r, idx)))
+		if (test_bit(idx, r->refused))
+			continue;
+		weight = kc_site_weight(r, idx, pm);
+		if (weight >= 0 && kc_site_taken(weight))
 			return r->base + r->offs[idx];
 	}
 	return 0;
@@ -1416,20 +1441,20 @@ static unsigned long kc_pick_remote(void)
  * when none can be found. After KC_COLD_TRIES light ones, the first found.
  * Most picks go to running code first.
  */
-unsigned long kc_sites_pick(void)
+unsigned long kc_sites_pick(const struct kc_pick_marks *pm)
 {
 	unsigned long addr = 0, first = 0, idx;
 	u64 t0 = ktime_get_ns();
-	int tries = 0, light = 0;
+	int tries = 0, light = 0, weight;
 	struct kc_range *r;
 
 	mutex_lock(&kc_sites_lock);
 	if (get_random_u32() % KC_RUNNING_OF < KC_RUNNING_PICKS)
-		addr = kc_pick_running();
+		addr = kc_pick_running(pm);
 	if (addr) {
 		kc_picks_running++;
 	} else if (get_random_u32() % KC_REMOTE_OF < KC_REMOTE_PICKS) {
-		addr = kc_pick_remote();
+		addr = kc_pick_remote(pm);
 		kc_picks_remote += !!addr;
 	}
 	if (!addr)
@@ -1442,9 +1467,11 @@ unsigned long kc_sites_pick(void)
 				idx -= r->nr;
 				continue;
 			}
-			if (test_bit(idx, r->refused)) {
+			weight = test_bit(idx, r->refused) ? -1 :
+				 kc_site_weight(r, idx, pm);
+			if (weight < 0) {
 				tries++;
-			} else if (kc_site_taken(kc_site_cold(r, idx))) {
+			} else if (kc_site_taken(weight)) {
 				addr = r->base + r->offs[idx];
 			} else {
 				light++;
@@ -1577,14 +1604,15 @@ void kc_sites_stats(struct seq_file *m)
 		   "sites_bytes %lu\n"
 		   "sites_build_ms %llu\nfuncs_denied %lu\npicks_running %lu\n"
 		   "picks_uniform %lu\npicks_callee %lu\npicks_remote_percpu %lu\n"
-		   "picks_remote_hot %lu\n"
+		   "picks_remote_hot %lu\npicks_unwatched %lu\n"
 		   "sites_block_starts %lu\nsites_static_percpu %lu\n"
 		   "sites_remote_percpu %lu\n"
 		   "pick_us_mean %llu\nrunning_lookups %lu\n",
 		   kc_nr_sites, refused, refused_remote, kc_build_bytes,
 		   div_u64(kc_build_ns, NSEC_PER_MSEC), kc_denied_funcs,
 		   kc_picks_running, kc_picks_uniform, kc_picks_callee,
-		   kc_picks_remote, kc_picks_remote_hot, kc_block_start_sites,
+		   kc_picks_remote, kc_picks_remote_hot, kc_picks_unwatched,
+		   kc_block_start_sites,
 		   kc_static_percpu_sites, kc_nr_remote,
 		   div64_u64(kc_pick_ns, max_t(unsigned long, kc_picks_running +
 					       kc_picks_uniform +
