@@ -22,6 +22,7 @@
 #include <linux/hash.h>
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
+#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -1021,6 +1022,30 @@ bool kc_filter_memory_reuse_on(void)
 	return kc_filter_on(KC_FILTER_MEMORY_REUSE);
 }
 
+/* A module's places go with it: its addresses will be another's. */
+static int kc_filters_module_event(struct notifier_block *nb,
+				   unsigned long action, void *data)
+{
+	struct module *mod = data;
+	unsigned int i;
+
+	if (action != MODULE_STATE_GOING)
+		return NOTIFY_DONE;
+	mutex_lock(&kc_suppress_lock);
+	for (i = 0; i < kc_nr_suppress; i++) {
+		if (within_module(kc_suppress[i].lo, mod)) {
+			kc_suppress[i].lo = 0;
+			kc_suppress[i].hi = 0;
+		}
+	}
+	mutex_unlock(&kc_suppress_lock);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block kc_filters_module_nb = {
+	.notifier_call = kc_filters_module_event,
+};
+
 int kc_filters_init(void)
 {
 	unsigned int i;
@@ -1032,6 +1057,11 @@ int kc_filters_init(void)
 		if (ret)
 			return ret;
 	}
-	return 0;
+	return register_module_notifier(&kc_filters_module_nb);
+}
+
+void kc_filters_exit(void)
+{
+	unregister_module_notifier(&kc_filters_module_nb);
 }
 

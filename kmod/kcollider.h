@@ -269,6 +269,7 @@ ssize_t kc_filters_strict_store(const char *buf, size_t count);
 ssize_t kc_benign_full_show(char *buf);
 ssize_t kc_benign_full_store(const char *buf, size_t count);
 int kc_filters_init(void);
+void kc_filters_exit(void);
 int kc_filters_classify(struct kc_report *r);
 bool kc_marking_unknown(const struct kc_report *r);
 bool kc_filter_memory_reuse_on(void);

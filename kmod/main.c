@@ -78,6 +78,7 @@ err_filters:
 	kc_stall_exit();
 	kc_marks_exit();
 err_filters_only:
+	kc_filters_exit();
 	kc_reuse_exit();
 err_report:
 	kc_report_exit();
@@ -97,6 +98,7 @@ static void __exit kcollider_exit(void)
 	kc_sites_exit();
 	kc_report_exit();
 	kc_marks_exit();
+	kc_filters_exit();
 	kc_reuse_exit();
 	kc_watch_exit();
 	pr_info("unloaded\n");
