@@ -353,6 +353,26 @@ TEST_F_TIMEOUT(filters, suppressed_racer_function_is_suppressed_and_counted, 120
 	EXPECT_LE(1, run_until_stat("r2", "picks_suppressed", 1, 20));
 }
 
+/*
+ * Where a suppressed module function was goes with the module: once it is
+ * loaded again (its code may be elsewhere, or another module's may be
+ * there), the picks take it, and the name still suppresses its reports.
+ */
+TEST_F_TIMEOUT(filters, suppressed_module_function_place_goes_with_module, 120)
+{
+	ASSERT_EQ(0, kc_write_attr("suppress", "+kc_r2_read"));
+	ASSERT_EQ(0, start("kc_planted:kc_r2_read"));
+	EXPECT_LE(1, run_until_stat("r2", "picks_suppressed", 1, 20));
+	EXPECT_EQ(0, kc_stat("samples"));
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+	ASSERT_EQ(0, kc_load_module(planted_path(), NULL));
+	ASSERT_EQ(0, start("kc_planted:kc_r2_read"));
+	EXPECT_LE(1, run_until_stat("r2", "samples", 1, 40));
+	EXPECT_EQ(NULL, strstr(read_reports(), "BUG: KCOLLIDER"))
+		TH_LOG("%.2000s", read_reports());
+}
+
 TEST_F_TIMEOUT(filters, r4_same_value_write_marked_idempotent, 120)
 {
 	ASSERT_EQ(0, start("kc_planted:kc_r4_write_a,kc_planted:kc_r4_write_b"));
