@@ -943,6 +943,7 @@ bool kc_filters_site_suppressed(unsigned long ip)
 /* The stats file's "benign_<filter> N" lines. */
 void kc_filters_stats(struct seq_file *m)
 {
+	unsigned int placed;
 	int i;
 
 	for (i = 0; i < KC_NR_FILTERS; i++)
@@ -950,6 +951,11 @@ void kc_filters_stats(struct seq_file *m)
 			   atomic_long_read(&kc_filter_hits[i]));
 	seq_printf(m, "picks_suppressed %ld\n",
 		   atomic_long_read(&kc_picks_suppressed));
+	mutex_lock(&kc_suppress_lock);
+	for (i = 0, placed = 0; i < kc_nr_suppress; i++)
+		placed += kc_suppress[i].lo != 0;
+	mutex_unlock(&kc_suppress_lock);
+	seq_printf(m, "suppressed_placed %u\n", placed);
 }
 
 ssize_t kc_filters_show(char *buf)

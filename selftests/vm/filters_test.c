@@ -360,12 +360,17 @@ TEST_F_TIMEOUT(filters, suppressed_racer_function_is_suppressed_and_counted, 120
  */
 TEST_F_TIMEOUT(filters, suppressed_module_function_place_goes_with_module, 120)
 {
+	long placed = kc_stat("suppressed_placed");
+
+	ASSERT_LE(0, placed);
 	ASSERT_EQ(0, kc_write_attr("suppress", "+kc_r2_read"));
+	EXPECT_EQ(placed + 1, kc_stat("suppressed_placed"));
 	ASSERT_EQ(0, start("kc_planted:kc_r2_read"));
 	EXPECT_LE(1, run_until_stat("r2", "picks_suppressed", 1, 20));
 	EXPECT_EQ(0, kc_stat("samples"));
 	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
 	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+	EXPECT_EQ(placed, kc_stat("suppressed_placed"));
 	ASSERT_EQ(0, kc_load_module(planted_path(), NULL));
 	ASSERT_EQ(0, start("kc_planted:kc_r2_read"));
 	EXPECT_LE(1, run_until_stat("r2", "samples", 1, 40));
