@@ -79,10 +79,12 @@
  * seen forgotten first, those with nothing to pick included (no site and
  * no targeted callee of their own): a lookup (the symbol, the function's
  * sites, a decode of its first bytes for callees) costs the armer far
- * more than a scan of what it knows, and the same functions keep coming
- * back in the ticks.
+ * more than finding what it knows, and the same functions keep coming
+ * back in the ticks. A busy kernel with targets=all runs more functions
+ * within a second than a pick's running set holds: a set of that size
+ * only, and most ticks would cost a lookup.
  */
-#define KC_RUNNING_KNOWN	256
+#define KC_RUNNING_KNOWN	1024
 /*
  * A function found running runs its callees too, and a short one (an
  * accessor, a helper the compiler did not inline) is seldom what a tick
@@ -209,8 +211,16 @@ static unsigned long kc_remote_hot[KC_REMOTE_HOT];
 static unsigned int kc_nr_remote_hot;
 /* what picking cost the armer, and the functions it looked up for it */
 static u64 kc_pick_ns;
+static u64 kc_running_refresh_ns;
+static u64 kc_running_lookup_ns;
 static unsigned long kc_running_lookups;
 static struct kc_running_fn kc_running[KC_RUNNING_KNOWN];
+/*
+ * The known functions' slots by start address: each profile frame is
+ * looked for there, and a tick has several, a pick many ticks.
+ */
+static u16 kc_running_order[KC_RUNNING_KNOWN];
+static unsigned int kc_nr_running_order;
 
 /* The decode buffer of builds, which kc_sites_lock serializes. */
 static u8 *kc_code;
@@ -885,6 +895,7 @@ static void kc_ranges_free(struct list_head *list)
 static void kc_running_forget(void)
 {
 	memset(kc_running, 0, sizeof(kc_running));
+	kc_nr_running_order = 0;
 }
 
 static void kc_sites_recount(void)
@@ -1203,35 +1214,121 @@ static struct kc_running_fn *kc_running_seen(struct kc_running_fn *fn)
 	return fn->worth ? fn : NULL;
 }
 
+/* Under kc_sites_lock: the first place in kc_running_order past @pc. */
+static unsigned int kc_running_upper(unsigned long pc)
+{
+	unsigned int lo = 0, hi = kc_nr_running_order, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (kc_running[kc_running_order[mid]].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Under kc_sites_lock: the known function holding @pc, or NULL. */
+static struct kc_running_fn *kc_running_find(unsigned long pc)
+{
+	unsigned int at = kc_running_upper(pc);
+	struct kc_running_fn *fn;
+
+	if (!at)
+		return NULL;
+	fn = &kc_running[kc_running_order[at - 1]];
+	return pc < fn->end ? fn : NULL;
+}
+
+/* Under kc_sites_lock: @fn out of kc_running_order, if it is in it. */
+static void kc_running_unorder(struct kc_running_fn *fn)
+{
+	unsigned int at;
+
+	for (at = 0; at < kc_nr_running_order; at++) {
+		if (&kc_running[kc_running_order[at]] != fn)
+			continue;
+		kc_nr_running_order--;
+		memmove(&kc_running_order[at], &kc_running_order[at + 1],
+			(kc_nr_running_order - at) * sizeof(*kc_running_order));
+		return;
+	}
+}
+
+/* Under kc_sites_lock: @fn, just looked up, into kc_running_order. */
+static void kc_running_order_add(struct kc_running_fn *fn)
+{
+	unsigned int at = kc_running_upper(fn->start);
+
+	if (WARN_ON_ONCE(kc_nr_running_order >= KC_RUNNING_KNOWN))
+		return;
+	memmove(&kc_running_order[at + 1], &kc_running_order[at],
+		(kc_nr_running_order - at) * sizeof(*kc_running_order));
+	kc_running_order[at] = fn - kc_running;
+	kc_nr_running_order++;
+}
+
+/*
+ * Under kc_sites_lock: the slot a function newly seen running takes, the
+ * least lately seen one that is not fresh; NULL while KC_RUNNING_FNS are
+ * fresh. @fresh, the count of those as last seen, is the caller's: once
+ * the set is full, the other new frames of the refresh are let go
+ * without a scan each.
+ */
+static struct kc_running_fn *kc_running_victim(unsigned int *fresh)
+{
+	struct kc_running_fn *fn, *slot = NULL;
+	unsigned int i, n = 0;
+
+	if (*fresh >= KC_RUNNING_FNS)
+		return NULL;
+	for (i = 0; i < KC_RUNNING_KNOWN; i++) {
+		fn = &kc_running[i];
+		if (kc_running_fresh(fn))
+			n++;
+		else if (!slot || kc_running_older(fn, slot))
+			slot = fn;
+	}
+	*fresh = n;
+	return n < KC_RUNNING_FNS ? slot : NULL;
+}
+
 /*
  * Under kc_sites_lock: the running function holding @pc, found again or
  * looked up; NULL if it has no sites to pick, or if it is new and the set
  * is full of fresh ones.
  */
 static struct kc_running_fn *kc_running_note(struct kc_range *r,
-					     unsigned long pc)
+					     unsigned long pc,
+					     unsigned int *fresh)
 {
-	struct kc_running_fn *fn, *slot = NULL;
-	unsigned int i, fresh = 0;
+	struct kc_running_fn *fn = kc_running_find(pc), *slot;
 	unsigned long start, size;
+	u64 t0;
 
-	for (i = 0; i < KC_RUNNING_KNOWN; i++) {
-		fn = &kc_running[i];
-		if (fn->range == r && pc >= fn->start && pc < fn->end)
-			return kc_running_seen(fn);
-		if (kc_running_fresh(fn))
-			fresh++;
-		else if (!slot || kc_running_older(fn, slot))
-			slot = fn;
-	}
-	if (!slot || fresh >= KC_RUNNING_FNS)
+	if (fn && fn->range == r)
+		return kc_running_seen(fn);
+	slot = kc_running_victim(fresh);
+	if (!slot)
 		return NULL;
 	kc_running_lookups++;
-	if (!kc_range_function(r, pc, &start, &size))
+	t0 = ktime_get_ns();
+	if (!kc_range_function(r, pc, &start, &size)) {
+		kc_running_lookup_ns += ktime_get_ns() - t0;
 		return NULL;
+	}
+	kc_running_unorder(slot);
 	/* a slot is found only once it is whole */
 	slot->range = NULL;
 	kc_running_look_up(slot, r, start, size);
+	kc_running_order_add(slot);
+	kc_running_lookup_ns += ktime_get_ns() - t0;
+	/*
+	 * Fresh now if worth a pick. Known ones found again became fresh
+	 * uncounted: a count too low costs the next miss a scan, no more.
+	 */
+	*fresh += slot->worth;
 	return kc_running_seen(slot);
 }
 
@@ -1239,7 +1336,7 @@ static struct kc_running_fn *kc_running_note(struct kc_range *r,
 static void kc_running_refresh(void)
 {
 	unsigned long frames[KC_PROFILE_DEPTH];
-	unsigned int n, i, ticks;
+	unsigned int n, i, ticks, fresh = 0;
 	struct kc_range *r;
 
 	for (ticks = 0; ticks < KC_RUNNING_TICKS; ticks++) {
@@ -1249,7 +1346,7 @@ static void kc_running_refresh(void)
 			break;
 		for (i = 0; i < n; i++) {
 			r = frames[i] ? kc_range_at(frames[i]) : NULL;
-			if (r && kc_running_note(r, frames[i]))
+			if (r && kc_running_note(r, frames[i], &fresh))
 				break;
 		}
 	}
@@ -1271,8 +1368,11 @@ static unsigned long kc_pick_running(const struct kc_pick_marks *pm)
 	struct kc_range *r;
 	bool callee;
 	int weight;
+	u64 t0;
 
+	t0 = ktime_get_ns();
 	kc_running_refresh();
+	kc_running_refresh_ns += ktime_get_ns() - t0;
 	for (i = 0; i < KC_RUNNING_KNOWN && nr < KC_RUNNING_FNS; i++)
 		if (kc_running_fresh(&kc_running[i]))
 			fresh[nr++] = &kc_running[i];
@@ -1607,7 +1707,8 @@ void kc_sites_stats(struct seq_file *m)
 		   "picks_remote_hot %lu\npicks_unwatched %lu\n"
 		   "sites_block_starts %lu\nsites_static_percpu %lu\n"
 		   "sites_remote_percpu %lu\n"
-		   "pick_us_mean %llu\nrunning_lookups %lu\n",
+		   "pick_us_mean %llu\nrunning_lookups %lu\n"
+		   "running_refresh_ms %llu\nrunning_lookup_us_mean %llu\n",
 		   kc_nr_sites, refused, refused_remote, kc_build_bytes,
 		   div_u64(kc_build_ns, NSEC_PER_MSEC), kc_denied_funcs,
 		   kc_picks_running, kc_picks_uniform, kc_picks_callee,
@@ -1618,7 +1719,10 @@ void kc_sites_stats(struct seq_file *m)
 					       kc_picks_uniform +
 					       kc_picks_remote, 1) *
 				     NSEC_PER_USEC),
-		   kc_running_lookups);
+		   kc_running_lookups,
+		   div_u64(kc_running_refresh_ns, NSEC_PER_MSEC),
+		   div64_u64(kc_running_lookup_ns,
+			     max(kc_running_lookups, 1UL) * NSEC_PER_USEC));
 	mutex_unlock(&kc_sites_lock);
 }
 
