@@ -47,6 +47,9 @@
 #define KC_MAX_SLOTS		4
 #define KC_MAX_TRAPS		4
 #define KC_STACK_DEPTH		16
+/* racer: bytes kept around the watch, from KC_TRAP_BEFORE before it */
+#define KC_TRAP_BEFORE		8
+#define KC_TRAP_AROUND		24
 #define KC_MAX_PROBES		256
 #define KC_MAX_SPECS		64
 #define KC_MAX_HELD		6
@@ -106,6 +109,7 @@ struct kc_stats {
 	atomic_long_t split_read_traps;	/* reads, watched for a split */
 	atomic_long_t traps_awaited;	/* changed value, #DB came late */
 	atomic_long_t racer_outside;	/* covering watch, other bytes */
+	atomic_long_t racer_read_other;	/* its load holds no watched value */
 	atomic_long_t racers_stepping;	/* taken from a probe's slot */
 	atomic_long_t racers_carried;	/* a load an int3 carried out */
 	atomic_long_t skipped[KC_NR_SKIPS];
@@ -160,6 +164,9 @@ struct kc_side {
 	/* racer: the 8 bytes at the watch address, read right after it */
 	bool has_trap_value;
 	u64 trap_value;
+	/* racer: the bytes around the watch, read right after it */
+	bool has_trap_around;
+	u8 trap_around[KC_TRAP_AROUND];
 	/* lockdep kernels: the innermost locks held, of nr_held_total */
 	u8 nr_held;
 	u8 nr_held_total;

@@ -1264,6 +1264,12 @@ static void kc_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 	a->has_trap_value = !copy_from_kernel_nofault(&a->trap_value,
 						      (void *)READ_ONCE(slot->addr),
 						      sizeof(a->trap_value));
+	/* what a load that started before the watch could have read */
+	a->has_trap_around =
+		!copy_from_kernel_nofault(a->trap_around,
+					  (void *)(READ_ONCE(slot->addr) -
+						   KC_TRAP_BEFORE),
+					  sizeof(a->trap_around));
 	a->cpu = raw_smp_processor_id();
 	a->ctx = kc_ctx_of(pc);
 	a->irqs_on = !!(regs->flags & X86_EFLAGS_IF);
