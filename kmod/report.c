@@ -28,6 +28,7 @@
 #include <kcollider/marks.h>
 #include <kcollider/parse.h>
 #include <kcollider/report.h>
+#include <kcollider/x86_emulate.h>
 #include "kcollider.h"
 #include "report_style.h"
 
@@ -860,42 +861,39 @@ static bool kc_racer_overlaps(const struct kc_report *r)
 
 /*
  * A racer load whose address is unknown (it overwrote a register of it)
- * still left what it read in its register. When no placement of its bytes
- * over the watched ones held that value right after it ran, it read other
- * memory, and its #DB was not this watch's: under QEMU TCG a softirq's
- * per-CPU read was blamed for a watch on the interrupted task's own field.
- * Only a plain 4- or 8-byte mov: its register holds exactly what it read.
+ * left what it read in its register: when no placement over the watched
+ * bytes held that right after it ran, it read other memory and its #DB
+ * was not this watch's (under QEMU TCG a softirq's per-CPU read was once
+ * blamed for a watch on the interrupted task's own field). Only a plain
+ * mov: other loads' registers do not hold exactly what they read.
  */
 static bool kc_racer_read_other(const struct kc_report *r)
 {
 	const struct kc_side *x = &r->racer;
-	unsigned int len = r->watch_len, first, last, off;
-	u64 loaded, v;
 
 	if (x->has_addr || x->no_access || !r->racer_has_regs ||
 	    !x->has_trap_around || x->stepping || x->carried ||
 	    x->access != KC_ACC_READ || x->op != KC_OP_MOV ||
-	    x->dest_reg >= KC_REG_RIP || (x->size != 4 && x->size != 8) ||
-	    !len)
+	    x->dest_reg >= KC_REG_RIP)
 		return false;
-	loaded = r->racer_regs.gpr[x->dest_reg];
-	if (x->size == 4)
-		loaded = (u32)loaded;
-	first = KC_TRAP_BEFORE - x->size + 1;
-	last = KC_TRAP_BEFORE + len - 1;
-	if (last + x->size > KC_TRAP_AROUND)
-		return false;
-	for (off = first; off <= last; off++) {
-		v = 0;
-		memcpy(&v, x->trap_around + off, x->size);
-		if (v == loaded)
-			return false;
-	}
-	return true;
+	return !kc_load_could_read(x->trap_around, KC_TRAP_AROUND,
+				   KC_TRAP_BEFORE, r->watch_len, x->size,
+				   r->racer_regs.gpr[x->dest_reg]);
+}
+
+/* The counter of why the decoded racer is not the watch's, or NULL. */
+static atomic_long_t *kc_racer_dropped(const struct kc_report *r)
+{
+	if (!kc_racer_overlaps(r))
+		return &kc_stats.racer_outside;
+	if (kc_racer_read_other(r))
+		return &kc_stats.racer_read_other;
+	return NULL;
 }
 
 static void kc_report_one(struct kc_report *r)
 {
+	atomic_long_t *dropped;
 	int filter;
 	u64 seq;
 
@@ -907,10 +905,9 @@ static void kc_report_one(struct kc_report *r)
 		kc_decode_racer(&r->racer, r->racer_has_regs ?
 				&r->racer_regs : NULL, r->watch_addr,
 				r->watch_len);
-		if (!kc_racer_overlaps(r) || kc_racer_read_other(r)) {
-			atomic_long_inc(kc_racer_overlaps(r) ?
-					&kc_stats.racer_read_other :
-					&kc_stats.racer_outside);
+		dropped = kc_racer_dropped(r);
+		if (dropped) {
+			atomic_long_inc(dropped);
 			r->has_racer = false;
 			if (!r->value_changed)
 				return;

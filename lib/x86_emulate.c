@@ -134,3 +134,29 @@ int kc_emulate_insn(const struct kc_insn *insn, const struct kc_regs *regs,
 	return 0;
 }
 KC_NOKPROBE(kc_emulate_insn);
+
+/*
+ * A racer's load whose address register it overwrote cannot be placed
+ * after its trap, but what it read is still in its destination: the
+ * report drops a load that cannot have read the watched bytes (its #DB
+ * was not the watch's). Little-endian assembly: this file is freestanding.
+ */
+bool kc_load_could_read(const u8 *bytes, unsigned int nbytes,
+			unsigned int at, unsigned int len, unsigned int size,
+			u64 loaded)
+{
+	unsigned int start, i;
+	u64 v;
+
+	if ((size != 4 && size != 8) || !len || at + 1 < size ||
+	    at + len - 1 + size > nbytes)
+		return true;
+	for (start = at + 1 - size; start < at + len; start++) {
+		v = 0;
+		for (i = size; i--; )
+			v = v << 8 | bytes[start + i];
+		if (v == loaded)
+			return true;
+	}
+	return false;
+}

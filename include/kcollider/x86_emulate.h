@@ -33,4 +33,15 @@ bool kc_emulate_possible(const struct kc_insn *insn);
 int kc_emulate_insn(const struct kc_insn *insn, const struct kc_regs *regs,
 		    u64 *flags, kc_emul_read_fn read, u64 *result);
 
+/*
+ * Whether a plain load of @size bytes (4 or 8: its register then holds
+ * what it read, zero-extended) that touched any of the @len bytes at
+ * offset @at of @bytes (@nbytes of memory as it was right after the load)
+ * could have left @loaded in its register. Also true when @bytes does not
+ * cover every such placement, or @size is another: nothing is known then.
+ */
+bool kc_load_could_read(const u8 *bytes, unsigned int nbytes,
+			unsigned int at, unsigned int len, unsigned int size,
+			u64 loaded);
+
 #endif /* KCOLLIDER_X86_EMULATE_H */

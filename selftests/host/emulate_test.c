@@ -174,4 +174,85 @@ TEST(other_instructions_are_not_emulated)
 	}
 }
 
+/*
+ * The racer check: this CPU's own mov loads at every placement that
+ * touches the watched bytes must be found possible, whatever the register
+ * held before; values not there must not.
+ */
+#define AROUND	24
+#define AT	8
+
+static void load_at(const struct form *f, const u8 *bytes, unsigned int start,
+		    struct cpu_state *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->rax = rnd64();
+	s->rsi = (uintptr_t)(bytes + start);
+	s->flags = 0x202;
+	f->run(s);
+}
+
+TEST(each_load_over_the_watch_could_read)
+{
+	static const unsigned int lens[] = { 1, 2, 4, 8 };
+	static const struct { const struct form *f; unsigned int size; } loads[] = {
+		{ &forms[5], 4 }, { &forms[6], 8 },
+	};
+	u8 bytes[AROUND];
+	struct cpu_state s;
+	unsigned int l, k, start, i;
+
+	srandom(2);
+	ASSERT_TRUE(loads[0].f->run == form_mov32);
+	ASSERT_TRUE(loads[1].f->run == form_mov64);
+	for (i = 0; i < AROUND; i++)
+		bytes[i] = random();
+	for (l = 0; l < ARRAY_SIZE(lens); l++) {
+		for (k = 0; k < ARRAY_SIZE(loads); k++) {
+			unsigned int size = loads[k].size;
+
+			for (start = AT + 1 - size; start < AT + lens[l]; start++) {
+				load_at(loads[k].f, bytes, start, &s);
+				EXPECT_TRUE(kc_load_could_read(bytes, AROUND, AT,
+							       lens[l], size,
+							       s.rax))
+					TH_LOG("len %u size %u start %u",
+					       lens[l], size, start);
+			}
+		}
+	}
+}
+
+TEST(a_load_beside_the_watch_read_other)
+{
+	u8 bytes[AROUND];
+	struct cpu_state s;
+	unsigned int i;
+
+	for (i = 0; i < AROUND; i++)
+		bytes[i] = i + 1;
+	/* wholly after a 4-byte watch, and wholly before it */
+	load_at(&forms[5], bytes, AT + 4, &s);
+	EXPECT_FALSE(kc_load_could_read(bytes, AROUND, AT, 4, 4, s.rax));
+	load_at(&forms[6], bytes, 0, &s);
+	EXPECT_FALSE(kc_load_could_read(bytes, AROUND, AT, 4, 8, s.rax));
+	/* a per-CPU counter's value, nowhere near */
+	EXPECT_FALSE(kc_load_could_read(bytes, AROUND, AT, 4, 4, 0x12345));
+}
+
+TEST(unknown_placements_are_possible)
+{
+	u8 bytes[AROUND] = { 0 };
+
+	/* other sizes: their registers need not hold what they read */
+	EXPECT_TRUE(kc_load_could_read(bytes, AROUND, AT, 4, 2, ~0ULL));
+	EXPECT_TRUE(kc_load_could_read(bytes, AROUND, AT, 4, 1, ~0ULL));
+	/* placements the copy does not cover: before, and after it */
+	EXPECT_TRUE(kc_load_could_read(bytes, AROUND, 3, 4, 8, ~0ULL));
+	EXPECT_TRUE(kc_load_could_read(bytes, AROUND, AT, 16, 8, ~0ULL));
+	EXPECT_TRUE(kc_load_could_read(bytes, AROUND, AT, 0, 8, ~0ULL));
+	/* within: the same values are judged */
+	EXPECT_FALSE(kc_load_could_read(bytes, AROUND, AT, 8, 8, ~0ULL));
+}
+
 TEST_HARNESS_MAIN
