@@ -246,7 +246,11 @@ static bool kc_trap_was_late(const struct kc_insn *insn,
 
 /*
  * Where the racer's instruction accessed, from its registers after it ran:
- * unknown when it changed a register its address is made of.
+ * unknown when it changed a register its address is made of. A load the
+ * int3 handler carried out has the registers it started with: its address
+ * is known, and must be, since the handler's own accesses trip watches
+ * too (copy_from_kernel_nofault() counts in the interrupted task's
+ * pagefault_disabled, which a sample of that task may watch).
  */
 static void kc_racer_address(struct kc_side *a, const struct kc_insn *insn,
 			     const struct kc_regs *regs, unsigned long watch,
@@ -254,7 +258,8 @@ static void kc_racer_address(struct kc_side *a, const struct kc_insn *insn,
 {
 	const struct kc_mem_operand *m = &insn->mem[0];
 	bool reg_written = insn->has_modrm && m->access != KC_ACC_WRITE &&
-			   (insn->reg == m->base || insn->reg == m->index);
+			   (insn->reg == m->base || insn->reg == m->index) &&
+			   !a->carried;
 	struct kc_regs r = *regs;
 	u64 ea;
 
@@ -863,9 +868,8 @@ static bool kc_racer_overlaps(const struct kc_report *r)
  * A racer load whose address is unknown (it overwrote a register of it)
  * left what it read in its register: when no placement over the watched
  * bytes held that right after it ran, it read other memory and its #DB
- * was not this watch's (under QEMU TCG a softirq's per-CPU read was once
- * blamed for a watch on the interrupted task's own field). Only a plain
- * mov: other loads' registers do not hold exactly what they read.
+ * was not this watch's. Only a plain mov: other loads' registers do not
+ * hold exactly what they read.
  */
 static bool kc_racer_read_other(const struct kc_report *r)
 {
