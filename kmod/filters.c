@@ -386,11 +386,13 @@ static bool kc_racer_stored_bits(const struct kc_report *r,
 				 const struct kc_side *w, u64 *bits)
 {
 	unsigned long shift = r->addr - r->watch_addr;
+	u64 trap_value;
 
 	if (!w->has_trap_value || r->addr < r->watch_addr ||
-	    shift + r->size > sizeof(w->trap_value))
+	    shift + r->size > sizeof(trap_value))
 		return false;
-	*bits = ((w->trap_value >> (8 * shift)) ^ r->old_value) &
+	memcpy(&trap_value, w->trap_around + KC_TRAP_BEFORE, sizeof(trap_value));
+	*bits = ((trap_value >> (8 * shift)) ^ r->old_value) &
 		kc_size_mask(r->size);
 	return true;
 }

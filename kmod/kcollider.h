@@ -161,11 +161,12 @@ struct kc_side {
 	bool stepping;			/* racer: trapped in one of our slots */
 	bool carried;			/* racer: a load an int3 carried out */
 	unsigned long addr;
-	/* racer: the 8 bytes at the watch address, read right after it */
-	bool has_trap_value;
-	u64 trap_value;
-	/* racer: the bytes around the watch, read right after it */
+	/*
+	 * racer: the bytes around the watch, read right after it; when only
+	 * has_trap_value, the 8 at the watch (from KC_TRAP_BEFORE) alone
+	 */
 	bool has_trap_around;
+	bool has_trap_value;
 	u8 trap_around[KC_TRAP_AROUND];
 	/* lockdep kernels: the innermost locks held, of nr_held_total */
 	u8 nr_held;

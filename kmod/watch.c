@@ -1203,6 +1203,24 @@ bool kc_watch_traps_one_site(struct kc_slot *slot)
 	       !atomic_read(&slot->traps_mixed);
 }
 
+/*
+ * What the racer's store left, and what a load that started before the
+ * watch could have read, in one copy (#DB runs with DR7 cleared: no
+ * trap). A neighbour that faults (an object next to a guard page) costs
+ * the bytes around, not the watched ones.
+ */
+static void kc_copy_trap_bytes(struct kc_side *a, unsigned long addr)
+{
+	a->has_trap_around =
+		!copy_from_kernel_nofault(a->trap_around,
+					  (void *)(addr - KC_TRAP_BEFORE),
+					  sizeof(a->trap_around));
+	a->has_trap_value = a->has_trap_around ||
+		!copy_from_kernel_nofault(a->trap_around + KC_TRAP_BEFORE,
+					  (void *)addr, sizeof(u64));
+}
+NOKPROBE_SYMBOL(kc_copy_trap_bytes);
+
 /* #DB, NMI-like: record only; decoding and printing happen later. */
 static void kc_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 			 struct pt_regs *regs)
@@ -1260,16 +1278,7 @@ static void kc_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 	a->trap_ip = regs->ip;
 	a->stepping = regs == &fixed && !emulated;
 	a->carried = emulated;
-	/* what the racer's store left (#DB runs with DR7 cleared: no trap) */
-	a->has_trap_value = !copy_from_kernel_nofault(&a->trap_value,
-						      (void *)READ_ONCE(slot->addr),
-						      sizeof(a->trap_value));
-	/* what a load that started before the watch could have read */
-	a->has_trap_around =
-		!copy_from_kernel_nofault(a->trap_around,
-					  (void *)(READ_ONCE(slot->addr) -
-						   KC_TRAP_BEFORE),
-					  sizeof(a->trap_around));
+	kc_copy_trap_bytes(a, READ_ONCE(slot->addr));
 	a->cpu = raw_smp_processor_id();
 	a->ctx = kc_ctx_of(pc);
 	a->irqs_on = !!(regs->flags & X86_EFLAGS_IF);
