@@ -352,12 +352,7 @@ struct kc_pick_marks {
 
 unsigned long kc_sites_pick(const struct kc_pick_marks *pm);
 /* what a sampled hit of a site made of its address */
-enum kc_verdict {
-	KC_VERDICT_NONE,
-	KC_VERDICT_WATCHED,
-	KC_VERDICT_DENIED,
-	KC_VERDICT_UNWATCHABLE,
-};
+enum kc_verdict { KC_VERDICT_NONE, KC_VERDICT_WATCHED, KC_VERDICT_DENIED };
 void kc_sites_note_run(unsigned long addr, bool ran, u8 verdict);
 void kc_sites_refuse(unsigned long addr);
 unsigned long kc_sites_total(void);
@@ -477,16 +472,12 @@ __visible void kc_stall(struct pt_regs *regs);
 int kc_stall_init(void);
 void kc_stall_exit(void);
 /* kc_stall_try(): not stalled, stalled, or never to be sampled again */
-/*
- * NEVER: the site can never be sampled; DENIED: its access was refused by
- * the per-CPU deny set; UNWATCHABLE: its address no watch may cover now
- */
+/* NEVER: the site can never be sampled; DENIED: its access was refused */
 enum {
 	KC_STALL_SKIPPED,
 	KC_STALL_REDIRECTED,
 	KC_STALL_NEVER,
 	KC_STALL_DENIED,
-	KC_STALL_UNWATCHABLE,
 };
 int kc_stall_try(unsigned long ip, const struct kc_insn *insn,
 		 struct pt_regs *regs);

@@ -324,8 +324,6 @@ static int kc_probe_take_hit(struct kprobe *kp, struct pt_regs *regs)
 		kc_pool_verdict(kp, KC_VERDICT_WATCHED);
 	else if (ret == KC_STALL_DENIED)
 		kc_pool_verdict(kp, KC_VERDICT_DENIED);
-	else if (ret == KC_STALL_UNWATCHABLE)
-		kc_pool_verdict(kp, KC_VERDICT_UNWATCHABLE);
 	return ret == KC_STALL_REDIRECTED;
 }
 NOKPROBE_SYMBOL(kc_probe_take_hit);

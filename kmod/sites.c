@@ -42,11 +42,7 @@
  * restores it, and the weight doubles back every KC_COLD_DECAY_MS. Code
  * that is not running costs text writes and finds nothing; code that
  * starts to run is back at full weight within seconds. Among sites of
- * equal weight the pick stays uniform. A sampled hit on an address no
- * watch may cover (a caller's stack through a pointer, user memory) finds
- * nothing either, and costs what a sample costs: it halves the weight as
- * an unrun arming does. Not a refusal: the same code may be handed
- * watchable memory by its next caller, and the weight comes back.
+ * equal weight the pick stays uniform.
  */
 #define KC_COLD_MAX		6
 #define KC_COLD_DECAY_MS	1000
@@ -209,8 +205,6 @@ static unsigned long kc_picks_callee;
 static unsigned long kc_picks_remote;
 static unsigned long kc_picks_unwatched;	/* left out for their marking */
 static unsigned long kc_picks_remote_hot;
-/* sampled hits whose address no watch may cover, as their sites heard */
-static unsigned long kc_unwatchable_verdicts;
 static unsigned long kc_nr_remote;
 /* remote sites whose last arming ran, under kc_sites_lock */
 static unsigned long kc_remote_hot[KC_REMOTE_HOT];
@@ -1624,10 +1618,6 @@ void kc_sites_note_run(unsigned long addr, bool ran, u8 verdict)
 
 	mutex_lock(&kc_sites_lock);
 	r = kc_site_find(addr, &idx);
-	if (verdict == KC_VERDICT_UNWATCHABLE) {
-		kc_unwatchable_verdicts++;
-		ran = false;
-	}
 	if (r && ran) {
 		r->cold[idx] = 0;
 	} else if (r) {
@@ -1716,7 +1706,7 @@ void kc_sites_stats(struct seq_file *m)
 		   "picks_uniform %lu\npicks_callee %lu\npicks_remote_percpu %lu\n"
 		   "picks_remote_hot %lu\npicks_unwatched %lu\n"
 		   "sites_block_starts %lu\nsites_static_percpu %lu\n"
-		   "sites_remote_percpu %lu\nunwatchable_verdicts %lu\n"
+		   "sites_remote_percpu %lu\n"
 		   "pick_us_mean %llu\nrunning_lookups %lu\n"
 		   "running_refresh_ms %llu\nrunning_lookup_us_mean %llu\n",
 		   kc_nr_sites, refused, refused_remote, kc_build_bytes,
@@ -1725,7 +1715,6 @@ void kc_sites_stats(struct seq_file *m)
 		   kc_picks_remote, kc_picks_remote_hot, kc_picks_unwatched,
 		   kc_block_start_sites,
 		   kc_static_percpu_sites, kc_nr_remote,
-		   kc_unwatchable_verdicts,
 		   div64_u64(kc_pick_ns, max_t(unsigned long, kc_picks_running +
 					       kc_picks_uniform +
 					       kc_picks_remote, 1) *

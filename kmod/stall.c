@@ -571,8 +571,6 @@ skipped:
 		kc_note_passed(ip, 0);
 	if (never)
 		return KC_STALL_NEVER;
-	if (skip == KC_SKIP_FORBIDDEN)
-		return KC_STALL_UNWATCHABLE;
 	return skip == KC_SKIP_PERCPU_DENIED ? KC_STALL_DENIED :
 					       KC_STALL_SKIPPED;
 }

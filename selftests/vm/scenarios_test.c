@@ -781,23 +781,6 @@ TEST_F_TIMEOUT(scenario, n6_stack_local_data_silent, 120)
 }
 
 /*
- * A site whose sampled hits reach only the caller's stack hears so, and
- * is picked less often for it; its hits are still skipped, never sampled.
- */
-TEST_F_TIMEOUT(scenario, n6_stack_hits_reach_their_sites_picks, 120)
-{
-	long before = kc_stat("unwatchable_verdicts");
-
-	ASSERT_EQ(0, target("kc_n6_touch"));
-	ASSERT_EQ(0, kc_enable());
-	ASSERT_LT(before, run_until_stat("n6", "unwatchable_verdicts",
-					 before + 1, 60))
-		TH_LOG("%s", stats_text());
-	ASSERT_GT(kc_stat("skipped_forbidden_address"), 0);
-	ASSERT_EQ(0, kc_stat("samples"));
-}
-
-/*
  * Memory reuse: objects freed by one thread and kmalloc'd by another on
  * the same CPU while the detector samples both threads' accesses to them.
  */
