@@ -354,6 +354,7 @@ unsigned long kc_sites_pick(const struct kc_pick_marks *pm);
 /* what a sampled hit of a site made of its address */
 enum kc_verdict { KC_VERDICT_NONE, KC_VERDICT_WATCHED, KC_VERDICT_DENIED };
 void kc_sites_note_run(unsigned long addr, bool ran, u8 verdict);
+void kc_sites_note_loaded(unsigned long word);
 void kc_sites_refuse(unsigned long addr);
 unsigned long kc_sites_total(void);
 bool kc_sites_addr_atomic(unsigned long addr, unsigned int size);
@@ -426,6 +427,7 @@ unsigned int kc_pool_reap(unsigned long *condemned, unsigned int max,
 			  unsigned int *nr_condemned);
 void kc_pool_condemn(struct kprobe *kp);
 void kc_pool_verdict(struct kprobe *kp, u8 verdict);
+void kc_pool_loaded(struct kprobe *kp, unsigned long word);
 void kc_pool_scrub_disabled(void);
 void kc_pool_disarm_all(void);
 void kc_pool_drain(void);

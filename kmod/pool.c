@@ -105,6 +105,7 @@ struct kc_probe {
 	atomic_t passes;		/* this arming's hits to carry out */
 	bool passed;			/* one was; a store from int3 */
 	u8 verdict;			/* its sampled hit's; a store from int3 */
+	unsigned long loaded;		/* the word its hit loads; from int3 */
 	atomic_t quiet_passes;		/* of idle CPUs' copies */
 	atomic_t own_passes;		/* of the hitting CPU's, interrupts off */
 	unsigned int scrubs;		/* a visit's page writes since removal */
@@ -744,6 +745,7 @@ static void kc_probe_draw_passes(struct kc_probe *p)
 	atomic_set(&p->passes, n);
 	p->passed = false;
 	p->verdict = KC_VERDICT_NONE;
+	p->loaded = 0;
 	atomic_set(&p->quiet_passes, 0);
 	atomic_set(&p->own_passes, 0);
 }
@@ -1542,6 +1544,8 @@ static void kc_probe_outcome(struct kc_probe *p, bool cold)
 	 */
 	kc_sites_note_run((unsigned long)p->kp.addr, !cold,
 			  READ_ONCE(p->verdict));
+	if (!cold && READ_ONCE(p->loaded))
+		kc_sites_note_loaded(READ_ONCE(p->loaded));
 	if (!p->fresh)
 		return;
 	p->fresh = false;
@@ -2028,6 +2032,13 @@ void kc_pool_verdict(struct kprobe *kp, u8 verdict)
 	WRITE_ONCE(container_of(kp, struct kc_probe, kp)->verdict, verdict);
 }
 NOKPROBE_SYMBOL(kc_pool_verdict);
+
+/* int3, on @kp's first hit: the word its instruction loads, if it is one. */
+void kc_pool_loaded(struct kprobe *kp, unsigned long word)
+{
+	WRITE_ONCE(container_of(kp, struct kc_probe, kp)->loaded, word);
+}
+NOKPROBE_SYMBOL(kc_pool_loaded);
 
 /*
  * int3, on the first hit: the breakpoint takes itself out at once, one

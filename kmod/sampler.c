@@ -28,6 +28,7 @@
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/sched.h>
+#include <linux/uaccess.h>
 #include <linux/wait.h>
 
 #include "kcollider.h"
@@ -294,6 +295,33 @@ static void kc_settle_defer(struct irq_work *work)
 
 static struct irq_work kc_settle_work = IRQ_WORK_INIT_HARD(kc_settle_defer);
 
+/*
+ * int3: the word @insn at @ip is about to load, when it loads 8 bytes;
+ * 0 otherwise. Running code that loads a function's address (an ops
+ * table's method, a callback) is about to call it: the site table knows
+ * whether that function is targeted (kc_sites_note_loaded()).
+ */
+static unsigned long kc_hit_loaded_word(const struct kc_insn *insn,
+					unsigned long ip, struct pt_regs *regs)
+{
+	const struct kc_mem_operand *m = &insn->mem[0];
+	unsigned long word;
+	struct kc_regs r;
+	u64 ea;
+
+	if (insn->nmem != 1 || m->access != KC_ACC_READ || m->size != 8 ||
+	    m->seg != KC_SEG_NONE)
+		return 0;
+	kc_regs_from_pt(regs, &r);
+	r.ip = ip;
+	if (kc_effective_address(insn, 0, &r, &ea) ||
+	    copy_from_kernel_nofault(&word, (void *)(unsigned long)ea,
+				     sizeof(word)))
+		return 0;
+	return word;
+}
+NOKPROBE_SYMBOL(kc_hit_loaded_word);
+
 /* int3, NMI-like: no locks, no printk, no sleeping, no IPIs. */
 static int kc_probe_take_hit(struct kprobe *kp, struct pt_regs *regs)
 {
@@ -314,6 +342,8 @@ static int kc_probe_take_hit(struct kprobe *kp, struct pt_regs *regs)
 		return kc_stall_rehit(addr, regs);
 	}
 	this_cpu_inc(kc_counts.fired);
+	/* before the stall redirects the registers */
+	kc_pool_loaded(kp, kc_hit_loaded_word(insn, addr, regs));
 	irq_work_queue(kc_pool_took_out(kp) ? &kc_settle_work : &kc_spent_work);
 	ret = kc_stall_try(addr, insn, regs);
 	if (ret == KC_STALL_NEVER) {

@@ -202,6 +202,8 @@ static unsigned long kc_denied_funcs;
 static unsigned long kc_picks_running;
 static unsigned long kc_picks_uniform;
 static unsigned long kc_picks_callee;
+/* functions found running through a pointer to them that code loaded */
+static unsigned long kc_running_loaded;
 static unsigned long kc_picks_remote;
 static unsigned long kc_picks_unwatched;	/* left out for their marking */
 static unsigned long kc_picks_remote_hot;
@@ -1636,6 +1638,39 @@ void kc_sites_note_run(unsigned long addr, bool ran, u8 verdict)
 	mutex_unlock(&kc_sites_lock);
 }
 
+/*
+ * A sampled hit that ran loaded @word. Where it is the address of a
+ * targeted function, the running code is about to call that function
+ * through the pointer: a worker's callback, an ops table's method. Such
+ * a callee is what the ticks miss most: it returns to its caller's
+ * indirect call, and what it tail-calls (a delay, a wake-up) shows in
+ * the ticks as called by that caller, so no tick names it and no decode
+ * of the caller finds it. Found this way, it runs as a ticked one does.
+ */
+void kc_sites_note_loaded(unsigned long word)
+{
+	unsigned long start, size;
+	struct kc_running_fn *fn;
+	unsigned int fresh = 0;
+	struct kc_range *r;
+
+	mutex_lock(&kc_sites_lock);
+	r = kc_range_at(word);
+	if (!r)
+		goto out;
+	fn = kc_running_find(word);
+	if (fn && fn->range == r) {
+		if (fn->start == word && kc_running_seen(fn))
+			kc_running_loaded++;
+		goto out;
+	}
+	if (kc_range_function(r, word, &start, &size) && start == word &&
+	    kc_running_note(r, word, &fresh))
+		kc_running_loaded++;
+out:
+	mutex_unlock(&kc_sites_lock);
+}
+
 /* kprobes said no (blacklist, jump label, ...): never pick it again. */
 void kc_sites_refuse(unsigned long addr)
 {
@@ -1708,7 +1743,8 @@ void kc_sites_stats(struct seq_file *m)
 		   "sites_block_starts %lu\nsites_static_percpu %lu\n"
 		   "sites_remote_percpu %lu\n"
 		   "pick_us_mean %llu\nrunning_lookups %lu\n"
-		   "running_refresh_ms %llu\nrunning_lookup_us_mean %llu\n",
+		   "running_refresh_ms %llu\nrunning_lookup_us_mean %llu\n"
+		   "running_loaded %lu\n",
 		   kc_nr_sites, refused, refused_remote, kc_build_bytes,
 		   div_u64(kc_build_ns, NSEC_PER_MSEC), kc_denied_funcs,
 		   kc_picks_running, kc_picks_uniform, kc_picks_callee,
@@ -1722,7 +1758,8 @@ void kc_sites_stats(struct seq_file *m)
 		   kc_running_lookups,
 		   div_u64(kc_running_refresh_ns, NSEC_PER_MSEC),
 		   div64_u64(kc_running_lookup_ns,
-			     max(kc_running_lookups, 1UL) * NSEC_PER_USEC));
+			     max(kc_running_lookups, 1UL) * NSEC_PER_USEC),
+		   kc_running_loaded);
 	mutex_unlock(&kc_sites_lock);
 }
 

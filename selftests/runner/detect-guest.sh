@@ -164,6 +164,8 @@ r_trial() {
 	[ $detected = 1 ] && [ -n "$logged" ] &&
 		t=$(awk -v s="$logged" 'BEGIN { printf "%d", s * 1000 }')
 	echo "$sc,R,$trial,$detected,$(awk -v t="$t" 'BEGIN { printf "%.2f", t / 1000 }'),$(nreports),$(stat_of samples),$title,$(class_of)" >> "$out"
+	# where each trial's rate went, for reading a slow one
+	cp /sys/kernel/debug/kcollider/stats "$(dirname "$out")/stats-$sc-$trial" 2> /dev/null
 	stop_detector
 }
 

@@ -1544,6 +1544,35 @@ TEST_F_TIMEOUT(engine, picks_reach_the_functions_running_code_calls, 300)
 }
 
 /*
+ * A function called through a pointer is found neither by the ticks (it
+ * returns to an indirect call; what it tail-calls shows as called by its
+ * caller) nor by a decode of its caller. The planted module's worker calls
+ * each scenario's body through a pointer it loads: with the worker and
+ * R1's body targeted, a sampled load of that pointer names the body as
+ * running.
+ */
+TEST_F_TIMEOUT(engine, picks_reach_the_functions_running_code_loads, 300)
+{
+	int i;
+
+	ASSERT_EQ(0, load_planted());
+	ASSERT_EQ(0, kc_write_attr("targets",
+				   "kc_planted:kc_worker_fn,kc_planted:kc_r1_inc"));
+	ASSERT_EQ(0, kc_enable());
+	ASSERT_EQ(0, kc_stat("running_loaded"));
+	for (i = 0; i < 100 && kc_stat("running_loaded") <= 0; i++)
+		ASSERT_EQ(0, kc_write_file("/sys/kernel/debug/kc_planted/run",
+					   "r1 200"));
+	ASSERT_GT(kc_stat("running_loaded"), 0) {
+		kc_read_stats(buf, sizeof(buf));
+		TH_LOG("%s", buf);
+	}
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	ASSERT_EQ(0, kprobes_enabled());
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+}
+
+/*
  * per_cpu_ptr()'s accesses are found in the code: R27's sum reads each
  * CPU's copy through __per_cpu_offset[], its adder only its own,
  * %gs-relative. Half the picks that do not go to running code go to such
