@@ -354,7 +354,7 @@ unsigned long kc_sites_pick(const struct kc_pick_marks *pm);
 /* what a sampled hit of a site made of its address */
 enum kc_verdict { KC_VERDICT_NONE, KC_VERDICT_WATCHED, KC_VERDICT_DENIED };
 void kc_sites_note_run(unsigned long addr, bool ran, u8 verdict);
-void kc_sites_note_loaded(unsigned long word);
+void kc_sites_note_loaded(unsigned long site, unsigned long word);
 void kc_sites_refuse(unsigned long addr);
 unsigned long kc_sites_total(void);
 bool kc_sites_addr_atomic(unsigned long addr, unsigned int size);

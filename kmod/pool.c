@@ -1545,7 +1545,8 @@ static void kc_probe_outcome(struct kc_probe *p, bool cold)
 	kc_sites_note_run((unsigned long)p->kp.addr, !cold,
 			  READ_ONCE(p->verdict));
 	if (!cold && READ_ONCE(p->loaded))
-		kc_sites_note_loaded(READ_ONCE(p->loaded));
+		kc_sites_note_loaded((unsigned long)p->kp.addr,
+				     READ_ONCE(p->loaded));
 	if (!p->fresh)
 		return;
 	p->fresh = false;

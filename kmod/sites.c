@@ -202,7 +202,7 @@ static unsigned long kc_denied_funcs;
 static unsigned long kc_picks_running;
 static unsigned long kc_picks_uniform;
 static unsigned long kc_picks_callee;
-/* functions found running through a pointer to them that code loaded */
+/* callees found through a pointer to them that running code loaded */
 static unsigned long kc_running_loaded;
 static unsigned long kc_picks_remote;
 static unsigned long kc_picks_unwatched;	/* left out for their marking */
@@ -1639,33 +1639,57 @@ void kc_sites_note_run(unsigned long addr, bool ran, u8 verdict)
 }
 
 /*
- * A sampled hit that ran loaded @word. Where it is the address of a
- * targeted function, the running code is about to call that function
- * through the pointer: a worker's callback, an ops table's method. Such
- * a callee is what the ticks miss most: it returns to its caller's
- * indirect call, and what it tail-calls (a delay, a wake-up) shows in
- * the ticks as called by that caller, so no tick names it and no decode
- * of the caller finds it. Found this way, it runs as a ticked one does.
+ * Under kc_sites_lock: the function at @target, whose address @fn loaded,
+ * among @fn's callees, and the targeted functions it calls directly (a
+ * body without accesses of its own calls those that it has).
  */
-void kc_sites_note_loaded(unsigned long word)
+static void kc_running_add_loaded(struct kc_running_fn *fn,
+				  struct kc_range *r, unsigned long target)
 {
+	/* kc_sites_lock's: off the armer's stack */
+	static struct kc_running_fn loaded;
 	unsigned long start, size;
+	unsigned int i;
+
+	if (!kc_range_function(r, target, &start, &size) || start != target)
+		return;
+	if (fn->nr_callees < KC_RUNNING_CALLEES)
+		kc_running_add_callee(fn, target);
+	loaded.start = start;
+	loaded.end = start + size;
+	kc_running_find_callees(&loaded);
+	for (i = 0; i < loaded.nr_callees &&
+		    fn->nr_callees < KC_RUNNING_CALLEES; i++)
+		kc_running_add_callee(fn, loaded.callees[i].start);
+}
+
+/*
+ * The sampled hit at @site ran, and loaded @word. Where that is the
+ * address of a targeted function, the code at @site is about to call it
+ * through the pointer: a worker's callback, an ops table's method. Such a
+ * callee is what the ticks miss most: it returns to an indirect call, and
+ * what it tail-calls (a delay, a wake-up) shows in the ticks as called by
+ * its caller, so no tick names it and no decode of the caller finds it.
+ * It becomes a callee of the function at @site, as a direct one is: the
+ * picks in that function, the dispatcher's loop, go half to it.
+ */
+void kc_sites_note_loaded(unsigned long site, unsigned long word)
+{
+	struct kc_range *r, *site_range;
 	struct kc_running_fn *fn;
-	unsigned int fresh = 0;
-	struct kc_range *r;
+	unsigned int fresh = 0, before;
 
 	mutex_lock(&kc_sites_lock);
 	r = kc_range_at(word);
-	if (!r)
+	site_range = kc_range_at(site);
+	if (!r || !site_range)
 		goto out;
-	fn = kc_running_find(word);
-	if (fn && fn->range == r) {
-		if (fn->start == word && kc_running_seen(fn))
-			kc_running_loaded++;
+	fn = kc_running_note(site_range, site, &fresh);
+	if (!fn || (word >= fn->start && word < fn->end))
 		goto out;
-	}
-	if (kc_range_function(r, word, &start, &size) && start == word &&
-	    kc_running_note(r, word, &fresh))
+	before = fn->nr_callees;
+	kc_running_add_loaded(fn, r, word);
+	if (fn->nr_callees > before)
 		kc_running_loaded++;
 out:
 	mutex_unlock(&kc_sites_lock);
