@@ -28,7 +28,6 @@
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/sched.h>
-#include <linux/uaccess.h>
 #include <linux/wait.h>
 
 #include "kcollider.h"
@@ -305,7 +304,6 @@ static unsigned long kc_hit_loaded_word(const struct kc_insn *insn,
 					unsigned long ip, struct pt_regs *regs)
 {
 	const struct kc_mem_operand *m = &insn->mem[0];
-	unsigned long word;
 	struct kc_regs r;
 	u64 ea;
 
@@ -314,11 +312,10 @@ static unsigned long kc_hit_loaded_word(const struct kc_insn *insn,
 		return 0;
 	kc_regs_from_pt(regs, &r);
 	r.ip = ip;
-	if (kc_effective_address(insn, 0, &r, &ea) ||
-	    copy_from_kernel_nofault(&word, (void *)(unsigned long)ea,
-				     sizeof(word)))
+	if (kc_effective_address(insn, 0, &r, &ea))
 		return 0;
-	return word;
+	/* the watch's own read: another sample's window may watch the word */
+	return kc_watch_read_value(ea, sizeof(unsigned long));
 }
 NOKPROBE_SYMBOL(kc_hit_loaded_word);
 

@@ -1183,6 +1183,7 @@ u64 kc_watch_read_value(unsigned long addr, unsigned int size)
 	put_cpu();
 	return v;
 }
+NOKPROBE_SYMBOL(kc_watch_read_value);
 
 /*
  * Whether every access the window caught came from one instruction, beyond
