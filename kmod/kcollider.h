@@ -482,7 +482,7 @@ enum {
 	KC_STALL_DENIED,
 };
 int kc_stall_try(unsigned long ip, const struct kc_insn *insn,
-		 struct pt_regs *regs);
+		 struct pt_regs *regs, unsigned long addr);
 bool kc_stall_resume(unsigned long addr, unsigned long sp);
 int kc_stall_rehit(unsigned long ip, struct pt_regs *regs);
 void kc_stall_expire_marks(void);

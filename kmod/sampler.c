@@ -294,28 +294,38 @@ static void kc_settle_defer(struct irq_work *work)
 
 static struct irq_work kc_settle_work = IRQ_WORK_INIT_HARD(kc_settle_defer);
 
-/*
- * int3: the word @insn at @ip is about to load, when it loads 8 bytes;
- * 0 otherwise. Running code that loads a function's address (an ops
- * table's method, a callback) is about to call it: the site table knows
- * whether that function is targeted (kc_sites_note_loaded()).
- */
-static unsigned long kc_hit_loaded_word(const struct kc_insn *insn,
-					unsigned long ip, struct pt_regs *regs)
+/* int3: the address @insn at @ip is about to touch; 0 if not known. */
+static unsigned long kc_hit_address(const struct kc_insn *insn,
+				    unsigned long ip, struct pt_regs *regs)
 {
-	const struct kc_mem_operand *m = &insn->mem[0];
 	struct kc_regs r;
 	u64 ea;
 
-	if (insn->nmem != 1 || m->access != KC_ACC_READ || m->size != 8 ||
-	    m->seg != KC_SEG_NONE)
-		return 0;
 	kc_regs_from_pt(regs, &r);
 	r.ip = ip;
+	/* bt/bts with a register bit offset: the decoder adds the offset */
 	if (kc_effective_address(insn, 0, &r, &ea))
 		return 0;
+	return ea;
+}
+NOKPROBE_SYMBOL(kc_hit_address);
+
+/*
+ * int3: the word @insn is about to load from @addr, when it loads 8
+ * bytes; 0 otherwise. Running code that loads a function's address (an
+ * ops table's method, a callback) is about to call it: the site table
+ * knows whether that function is targeted (kc_sites_note_loaded()).
+ */
+static unsigned long kc_hit_loaded_word(const struct kc_insn *insn,
+					unsigned long addr)
+{
+	const struct kc_mem_operand *m = &insn->mem[0];
+
+	if (!addr || insn->nmem != 1 || m->access != KC_ACC_READ ||
+	    m->size != 8 || m->seg != KC_SEG_NONE)
+		return 0;
 	/* the watch's own read: another sample's window may watch the word */
-	return kc_watch_read_value(ea, sizeof(unsigned long));
+	return kc_watch_read_value(addr, sizeof(unsigned long));
 }
 NOKPROBE_SYMBOL(kc_hit_loaded_word);
 
@@ -324,6 +334,7 @@ static int kc_probe_take_hit(struct kprobe *kp, struct pt_regs *regs)
 {
 	unsigned long addr = (unsigned long)kp->addr;
 	const struct kc_insn *insn;
+	unsigned long ea;
 	int ret;
 
 	if (kc_stall_resume(addr, regs->sp))
@@ -339,10 +350,10 @@ static int kc_probe_take_hit(struct kprobe *kp, struct pt_regs *regs)
 		return kc_stall_rehit(addr, regs);
 	}
 	this_cpu_inc(kc_counts.fired);
-	/* before the stall redirects the registers */
-	kc_pool_loaded(kp, kc_hit_loaded_word(insn, addr, regs));
+	ea = kc_hit_address(insn, addr, regs);
+	kc_pool_loaded(kp, kc_hit_loaded_word(insn, ea));
 	irq_work_queue(kc_pool_took_out(kp) ? &kc_settle_work : &kc_spent_work);
-	ret = kc_stall_try(addr, insn, regs);
+	ret = kc_stall_try(addr, insn, regs, ea);
 	if (ret == KC_STALL_NEVER) {
 		kc_pool_condemn(kp);
 		return 0;

@@ -135,6 +135,7 @@ struct kc_callee {
 	struct kc_range *range;
 	unsigned long start;
 	unsigned long lo, hi;		/* its sites in the range */
+	bool loaded;			/* seen loaded, not only decoded */
 };
 
 struct kc_running_fn {
@@ -142,6 +143,7 @@ struct kc_running_fn {
 	unsigned long start, end;	/* the function's text */
 	unsigned long lo, hi;		/* its sites in the range */
 	unsigned long seen;		/* jiffies of its last tick */
+	unsigned long last_loaded;	/* kc_sites_note_loaded()'s last */
 	bool worth;			/* sites or callees to pick from */
 	unsigned int nr_callees;
 	struct kc_callee callees[KC_RUNNING_CALLEES];
@@ -1131,26 +1133,41 @@ static bool kc_range_function(const struct kc_range *r, unsigned long addr,
 	return true;
 }
 
-/* Under kc_sites_lock: a callee of @fn at @target kept, once, if it has sites. */
-static void kc_running_add_callee(struct kc_running_fn *fn,
+/* Under kc_sites_lock: @fn's callee at @start, or NULL. */
+static struct kc_callee *kc_running_callee(struct kc_running_fn *fn,
+					   unsigned long start)
+{
+	unsigned int i;
+
+	for (i = 0; i < fn->nr_callees; i++)
+		if (fn->callees[i].start == start)
+			return &fn->callees[i];
+	return NULL;
+}
+
+/*
+ * Under kc_sites_lock: a callee of @fn at @target kept, once, if it has
+ * sites; whether it was added.
+ */
+static bool kc_running_add_callee(struct kc_running_fn *fn,
 				  unsigned long target)
 {
 	struct kc_range *r = kc_range_at(target);
 	struct kc_callee *c = &fn->callees[fn->nr_callees];
 	unsigned long start, size;
-	unsigned int i;
 
 	if (!r || (target >= fn->start && target < fn->end))
-		return;
-	for (i = 0; i < fn->nr_callees; i++)
-		if (target == fn->callees[i].start)
-			return;
+		return false;
+	if (kc_running_callee(fn, target))
+		return false;
 	if (!kc_range_function(r, target, &start, &size) || start != target ||
 	    !kc_range_sites(r, start, start + size, &c->lo, &c->hi))
-		return;
+		return false;
 	c->range = r;
 	c->start = start;
+	c->loaded = false;
 	fn->nr_callees++;
+	return true;
 }
 
 /*
@@ -1203,6 +1220,7 @@ static void kc_running_look_up(struct kc_running_fn *slot,
 	slot->hi = hi;
 	slot->start = start;
 	slot->end = start + size;
+	slot->last_loaded = 0;
 	kc_running_find_callees(slot);
 	/* a dispatcher without accesses of its own is worth its callees */
 	slot->worth = lo < hi || slot->nr_callees;
@@ -1639,28 +1657,65 @@ void kc_sites_note_run(unsigned long addr, bool ran, u8 verdict)
 }
 
 /*
+ * Under kc_sites_lock: a slot for a callee seen loaded in a full @fn,
+ * taken from one only decoded (a direct call may sit on a path that never
+ * runs; a loaded pointer is about to be called). None if all were loaded.
+ */
+static void kc_running_free_callee(struct kc_running_fn *fn)
+{
+	unsigned int i = fn->nr_callees;
+
+	while (i--) {
+		if (fn->callees[i].loaded)
+			continue;
+		fn->callees[i] = fn->callees[--fn->nr_callees];
+		return;
+	}
+}
+
+/*
  * Under kc_sites_lock: the function at @target, whose address @fn loaded,
  * among @fn's callees, and the targeted functions it calls directly (a
- * body without accesses of its own calls those that it has).
+ * body without accesses of its own calls those that it has). A loop that
+ * loads the same pointer on every pass decodes it once. Whether @fn's
+ * callees changed.
  */
-static void kc_running_add_loaded(struct kc_running_fn *fn,
+static bool kc_running_add_loaded(struct kc_running_fn *fn,
 				  struct kc_range *r, unsigned long target)
 {
 	/* kc_sites_lock's: off the armer's stack */
 	static struct kc_running_fn loaded;
-	unsigned long start, size;
-	unsigned int i;
+	unsigned long start, size, lo, hi;
+	unsigned int i, before;
+	bool changed = false;
+	struct kc_callee *c;
 
-	if (!kc_range_function(r, target, &start, &size) || start != target)
-		return;
-	if (fn->nr_callees < KC_RUNNING_CALLEES)
-		kc_running_add_callee(fn, target);
+	if (target == fn->last_loaded ||
+	    !kc_range_function(r, target, &start, &size) || start != target)
+		return false;
+	fn->last_loaded = target;
+	before = fn->nr_callees;
+	c = kc_running_callee(fn, target);
+	if (c) {
+		changed = !c->loaded;
+		c->loaded = true;
+	} else {
+		if (fn->nr_callees == KC_RUNNING_CALLEES &&
+		    kc_range_sites(r, start, start + size, &lo, &hi))
+			kc_running_free_callee(fn);
+		if (fn->nr_callees < KC_RUNNING_CALLEES &&
+		    kc_running_add_callee(fn, target)) {
+			fn->callees[fn->nr_callees - 1].loaded = true;
+			changed = true;
+		}
+	}
 	loaded.start = start;
 	loaded.end = start + size;
 	kc_running_find_callees(&loaded);
 	for (i = 0; i < loaded.nr_callees &&
 		    fn->nr_callees < KC_RUNNING_CALLEES; i++)
 		kc_running_add_callee(fn, loaded.callees[i].start);
+	return changed || fn->nr_callees > before;
 }
 
 /*
@@ -1677,7 +1732,7 @@ void kc_sites_note_loaded(unsigned long site, unsigned long word)
 {
 	struct kc_range *r, *site_range;
 	struct kc_running_fn *fn;
-	unsigned int fresh = 0, before;
+	unsigned int fresh = 0;
 
 	mutex_lock(&kc_sites_lock);
 	r = kc_range_at(word);
@@ -1687,9 +1742,7 @@ void kc_sites_note_loaded(unsigned long site, unsigned long word)
 	fn = kc_running_note(site_range, site, &fresh);
 	if (!fn || (word >= fn->start && word < fn->end))
 		goto out;
-	before = fn->nr_callees;
-	kc_running_add_loaded(fn, r, word);
-	if (fn->nr_callees > before)
+	if (kc_running_add_loaded(fn, r, word))
 		kc_running_loaded++;
 out:
 	mutex_unlock(&kc_sites_lock);

@@ -260,22 +260,6 @@ static struct kc_sample *kc_sample_find(struct task_struct *task,
 	return NULL;
 }
 
-static bool kc_site_address(const struct kc_insn *insn, unsigned long ip,
-			    struct pt_regs *regs, unsigned long *addr)
-{
-	struct kc_regs r;
-	u64 ea;
-
-	kc_regs_from_pt(regs, &r);
-	r.ip = ip;
-	/* bt/bts with a register bit offset: the decoder adds the offset */
-	if (kc_effective_address(insn, 0, &r, &ea))
-		return false;
-	*addr = ea;
-	return true;
-}
-NOKPROBE_SYMBOL(kc_site_address);
-
 static bool kc_addr_on_stack(unsigned long addr, unsigned long sp)
 {
 	unsigned long stack = (unsigned long)task_stack_page(current);
@@ -488,16 +472,18 @@ static bool kc_claim_window(void)
 }
 
 /*
- * int3, NMI-like: no locks, no printk, no sleeping, no IPIs. Returns 1
- * when the thread was sent through the trampoline into a stall.
+ * int3, NMI-like: no locks, no printk, no sleeping, no IPIs. @addr is
+ * what the access at @ip is about to touch, 0 where the decoder could not
+ * work it out. KC_STALL_REDIRECTED when the thread was sent through the
+ * trampoline into a stall.
  */
 int kc_stall_try(unsigned long ip, const struct kc_insn *insn,
-		 struct pt_regs *regs)
+		 struct pt_regs *regs, unsigned long addr)
 {
 	unsigned long preempt = kc_interrupted_preempt();
 	unsigned int size = insn->mem[0].size;
 	struct kc_sample *s;
-	unsigned long addr, watch_addr;
+	unsigned long watch_addr;
 	unsigned int watch_len;
 	bool never = false;
 	int skip;
@@ -506,7 +492,7 @@ int kc_stall_try(unsigned long ip, const struct kc_insn *insn,
 	if (skip >= 0)
 		goto skipped;
 	skip = KC_SKIP_FORBIDDEN;
-	if (!kc_site_address(insn, ip, regs, &addr))
+	if (!addr)
 		goto skipped;
 	if (kc_addr_is_kasan_shadow(addr)) {
 		never = true;
