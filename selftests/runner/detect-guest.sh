@@ -166,6 +166,7 @@ r_trial() {
 	echo "$sc,R,$trial,$detected,$(awk -v t="$t" 'BEGIN { printf "%.2f", t / 1000 }'),$(nreports),$(stat_of samples),$title,$(class_of)" >> "$out"
 	# where each trial's rate went, for reading a slow one
 	cp /sys/kernel/debug/kcollider/stats "$(dirname "$out")/stats-$sc-$trial" 2> /dev/null
+	cp /sys/kernel/debug/kcollider/visited "$(dirname "$out")/visited-$sc-$trial" 2> /dev/null
 	stop_detector
 }
 
@@ -183,6 +184,8 @@ n_run() {
 : > "$out"
 uname -r > "$(dirname "$out")/kernel"
 insmod "$KC_PLANTED" || exit 1
+# the visited logs' addresses, named
+grep '\[kc_planted\]' /proc/kallsyms > "$(dirname "$out")/kallsyms-planted" || true
 for sc in "$@"; do
 	echo "# detect: $sc"
 	case $sc in
