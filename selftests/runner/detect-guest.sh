@@ -123,10 +123,16 @@ start_detector() {
 	# shellcheck disable=SC2086 # DETECT_PARAMS: one word a parameter
 	insmod "$KC_MODULE" ${DETECT_PARAMS:-} || return 1
 	# what the source marks, as a user following the README would
-	"$kc_cli" mark -M "$(dirname "$KC_PLANTED")" kc_planted > /dev/null || return 1
+	if ! "$kc_cli" mark -M "$(dirname "$KC_PLANTED")" kc_planted > /dev/null; then
+		rmmod kcollider
+		return 1
+	fi
 	for f in ${funcs[$sc]}; do spec="$spec${spec:+,}kc_planted:$f"; done
 	[ "${DETECT_TARGET:-funcs}" = module ] && spec=module:kc_planted
-	echo "$spec" > "$sysfs/targets" || return 1
+	if ! echo "$spec" > "$sysfs/targets"; then
+		rmmod kcollider
+		return 1
+	fi
 	echo 1 > "$sysfs/enabled"
 }
 
