@@ -356,6 +356,8 @@ enum kc_verdict { KC_VERDICT_NONE, KC_VERDICT_WATCHED, KC_VERDICT_DENIED };
 void kc_sites_note_run(unsigned long addr, bool ran, u8 verdict);
 void kc_sites_note_loaded(unsigned long site, unsigned long word);
 void kc_sites_refuse(unsigned long addr);
+bool kc_sites_cleared(unsigned long addr);
+void kc_sites_note_cleared(unsigned long addr);
 unsigned long kc_sites_total(void);
 bool kc_sites_addr_atomic(unsigned long addr, unsigned int size);
 bool kc_sites_remote(unsigned long addr);
@@ -415,7 +417,8 @@ unsigned int kc_pool_expire(unsigned long age, unsigned long visit_age,
 bool kc_pool_visits_on(void);
 u64 kc_pool_work_ns(void);
 unsigned long kc_pool_pick_gen(void);
-int kc_pool_visit(unsigned long addr, unsigned long gen, bool remote);
+int kc_pool_visit(unsigned long addr, unsigned long gen, bool remote,
+		  bool cleared);
 void kc_pool_exit(void);
 int kc_pool_visited_show(struct seq_file *m, void *v);
 void kc_pool_start(void);

@@ -148,6 +148,8 @@ static u64 kc_pool_visit_ns;
 /* a site visited again before its last visit's entry was reaped */
 static unsigned long kc_pool_revisits;
 static u64 kc_pool_revisit_ns;
+/* new visits whose function the blacklist was known not to hold */
+static unsigned long kc_pool_visits_known_clear;
 static unsigned long kc_pool_visits_refused;
 static unsigned long kc_pool_visits_withdrawn;
 /*
@@ -1204,12 +1206,15 @@ static bool kc_probe_revisitable(const struct kc_probe *p)
 	return time_after(jiffies, p->idle_since + KC_REVISIT_JIFFIES);
 }
 
-/* A new entry for @addr, its page mapped; an ERR_PTR() otherwise. */
-static struct kc_probe *kc_pool_visit_new(unsigned long addr)
+/*
+ * A new entry for @addr, its page mapped; an ERR_PTR() otherwise.
+ * @cleared: kprobes' blacklist is known not to hold its function.
+ */
+static struct kc_probe *kc_pool_visit_new(unsigned long addr, bool cleared)
 {
 	struct kc_probe *p;
 
-	if (kc_kprobe_blacklisted(addr))
+	if (!cleared && kc_kprobe_blacklisted(addr))
 		return ERR_PTR(-EINVAL);
 	p = kc_pool_find_free(addr);
 	if (IS_ERR(p))
@@ -1236,8 +1241,11 @@ static void kc_pool_count_visit(unsigned long addr, bool again, u64 t0)
 /*
  * Arm a visit on @addr, picked from the table when kc_pool_pick_gen() said
  * @gen: 0, -EINVAL when the site can never be armed, or an error for now.
+ * @cleared: kprobes' blacklist is known not to hold the site's function;
+ * 0 says it does not.
  */
-int kc_pool_visit(unsigned long addr, unsigned long gen, bool remote)
+int kc_pool_visit(unsigned long addr, unsigned long gen, bool remote,
+		  bool cleared)
 {
 	u64 t0 = ktime_get_ns();
 	struct kc_probe *p;
@@ -1256,7 +1264,7 @@ int kc_pool_visit(unsigned long addr, unsigned long gen, bool remote)
 	if (p && !kc_probe_revisitable(p))
 		p = ERR_PTR(-EBUSY);
 	else if (!p)
-		p = kc_pool_visit_new(addr);
+		p = kc_pool_visit_new(addr, cleared);
 	ret = PTR_ERR_OR_ZERO(p);
 	if (ret)
 		goto out;
@@ -1267,6 +1275,7 @@ int kc_pool_visit(unsigned long addr, unsigned long gen, bool remote)
 	mutex_unlock(kc_text_mutex);
 	if (!ret) {
 		kc_pool_count_visit(addr, again, t0);
+		kc_pool_visits_known_clear += !again && cleared;
 		goto out;
 	}
 	kc_pool_visits_refused++;
@@ -2347,7 +2356,8 @@ void kc_pool_stats(struct seq_file *m)
 		   "hits_stale %lu\nretire_settles %lu\n"
 		   "settles_unanswered %lu\n"
 		   "visits %lu\nvisit_us_mean %llu\nvisits_again %lu\n"
-		   "visit_again_us_mean %llu\nvisits_refused %lu\n"
+		   "visit_again_us_mean %llu\nvisits_known_clear %lu\n"
+		   "visits_refused %lu\n"
 		   "visits_withdrawn %lu\nscrubs_rescued %lu\n"
 		   "loops_broken %lu\nsilent_rewrites %lu\n"
 		   "probes_used %u\nscrub_work_runs %lu\n",
@@ -2369,6 +2379,7 @@ void kc_pool_stats(struct seq_file *m)
 		   kc_mean_us(kc_pool_visit_ns, kc_pool_visits),
 		   READ_ONCE(kc_pool_revisits),
 		   kc_mean_us(kc_pool_revisit_ns, kc_pool_revisits),
+		   READ_ONCE(kc_pool_visits_known_clear),
 		   READ_ONCE(kc_pool_visits_refused),
 		   READ_ONCE(kc_pool_visits_withdrawn), kc_rescue_pulled(),
 		   kc_rescue_loops_broken(), kc_rescue_silent_rewrites(),

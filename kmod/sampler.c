@@ -560,6 +560,7 @@ static bool kc_visit_one(void)
 	struct kc_pick_marks pm;
 	unsigned long addr, gen;
 	int tries, ret = -EAGAIN;
+	bool cleared;
 
 	kc_filters_pick_marks(&pm);
 	for (tries = 0; tries < KC_VISIT_TRIES; tries++) {
@@ -567,9 +568,13 @@ static bool kc_visit_one(void)
 		addr = kc_pick(&pm);
 		if (!addr)
 			return false;
-		ret = kc_pool_visit(addr, gen, kc_sites_remote(addr));
-		if (!ret)
+		cleared = kc_sites_cleared(addr);
+		ret = kc_pool_visit(addr, gen, kc_sites_remote(addr), cleared);
+		if (!ret) {
+			if (!cleared)
+				kc_sites_note_cleared(addr);
 			return true;
+		}
 		if (ret == -ENOSPC)
 			return false;
 		if (ret == -EEXIST)

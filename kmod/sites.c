@@ -188,6 +188,8 @@ struct kc_range {
 	unsigned int nr_funcs;
 	unsigned int cap_funcs;
 	bool funcs_whole;
+	/* of funcs: kprobes' blacklist looked up and found not to hold it */
+	unsigned long *funcs_cleared;
 	/* the sites that reach per-CPU data through per_cpu_ptr() */
 	u32 *remote;
 	u8 *remote_denials;		/* or KC_REMOTE_WATCHED */
@@ -642,6 +644,7 @@ static void kc_range_free(struct kc_range *r)
 		return;
 	kvfree(r->atomics);
 	kvfree(r->funcs);
+	bitmap_free(r->funcs_cleared);
 	kvfree(r->remote);
 	kvfree(r->remote_denials);
 	kvfree(r->offs);
@@ -686,13 +689,14 @@ static int kc_range_seal(struct kc_range *r)
 	sort(r->atomics, r->nr_atomics, sizeof(*r->atomics), kc_atomic_cmp,
 	     NULL);
 	r->refused = bitmap_zalloc(max(r->nr, 1U), GFP_KERNEL);
+	r->funcs_cleared = bitmap_zalloc(max(r->nr_funcs, 1U), GFP_KERNEL);
 	r->cold = kvcalloc(max(r->nr, 1U), sizeof(*r->cold), GFP_KERNEL);
 	r->cold_at = kvcalloc(max(r->nr, 1U), sizeof(*r->cold_at),
 			      GFP_KERNEL);
 	r->remote_denials = kvcalloc(max(r->nr_remote, 1U),
 				     sizeof(*r->remote_denials), GFP_KERNEL);
-	return r->refused && r->cold && r->cold_at && r->remote_denials ?
-	       0 : -ENOMEM;
+	return r->refused && r->funcs_cleared && r->cold && r->cold_at &&
+	       r->remote_denials ? 0 : -ENOMEM;
 }
 
 static unsigned long kc_range_bytes(const struct kc_range *r)
@@ -1104,17 +1108,14 @@ static bool kc_range_sites(const struct kc_range *r, unsigned long start,
 }
 
 /*
- * Under kc_sites_lock: the function of @r holding @addr, as the build
- * walked it, or as kallsyms has it where the build's list is not whole.
+ * Under kc_sites_lock: the index in @r->funcs of the function holding
+ * @addr, or -1. Only where the build's list is whole.
  */
-static bool kc_range_function(const struct kc_range *r, unsigned long addr,
-			      unsigned long *start, unsigned long *size)
+static long kc_range_func_index(const struct kc_range *r, unsigned long addr)
 {
 	unsigned int lo = 0, hi = r->nr_funcs, mid;
-	u32 off = addr - r->base, fstart, fsize;
+	u32 off = addr - r->base;
 
-	if (!r->funcs_whole)
-		return kc_symbol_in(addr, kc_running_sym, start, size, true);
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
 		if (r->funcs[mid] >> 32 <= off)
@@ -1122,14 +1123,27 @@ static bool kc_range_function(const struct kc_range *r, unsigned long addr,
 		else
 			hi = mid;
 	}
-	if (!lo)
+	if (!lo || off - (u32)(r->funcs[lo - 1] >> 32) >= (u32)r->funcs[lo - 1])
+		return -1;
+	return lo - 1;
+}
+
+/*
+ * Under kc_sites_lock: the function of @r holding @addr, as the build
+ * walked it, or as kallsyms has it where the build's list is not whole.
+ */
+static bool kc_range_function(const struct kc_range *r, unsigned long addr,
+			      unsigned long *start, unsigned long *size)
+{
+	long i;
+
+	if (!r->funcs_whole)
+		return kc_symbol_in(addr, kc_running_sym, start, size, true);
+	i = kc_range_func_index(r, addr);
+	if (i < 0)
 		return false;
-	fstart = r->funcs[lo - 1] >> 32;
-	fsize = (u32)r->funcs[lo - 1];
-	if (off - fstart >= fsize)
-		return false;
-	*start = r->base + fstart;
-	*size = fsize;
+	*start = r->base + (r->funcs[i] >> 32);
+	*size = (u32)r->funcs[i];
 	return true;
 }
 
@@ -1745,6 +1759,51 @@ void kc_sites_note_loaded(unsigned long site, unsigned long word)
 	if (kc_running_add_loaded(fn, r, word))
 		kc_running_loaded++;
 out:
+	mutex_unlock(&kc_sites_lock);
+}
+
+/* Under kc_sites_lock: @addr's range, and its function's index, or NULL. */
+static struct kc_range *kc_func_of(unsigned long addr, long *idx)
+{
+	struct kc_range *r = kc_range_at(addr);
+
+	if (!r || !r->funcs_whole || !r->funcs_cleared)
+		return NULL;
+	*idx = kc_range_func_index(r, addr);
+	return *idx < 0 ? NULL : r;
+}
+
+/*
+ * Whether kprobes' blacklist was looked up for a site of the function
+ * holding @addr and does not hold it. The blacklist holds whole functions
+ * (NOKPROBE_SYMBOL()'s, a section's, a clone's by its name), so one
+ * lookup answers for every site of the function; under TCG the lookup
+ * (kallsyms' name of the address, a walk of the list) costs as much as
+ * the rest of a new site's arming.
+ */
+bool kc_sites_cleared(unsigned long addr)
+{
+	struct kc_range *r;
+	bool cleared;
+	long idx;
+
+	mutex_lock(&kc_sites_lock);
+	r = kc_func_of(addr, &idx);
+	cleared = r && test_bit(idx, r->funcs_cleared);
+	mutex_unlock(&kc_sites_lock);
+	return cleared;
+}
+
+/* A site of the function holding @addr was armed: the blacklist let it. */
+void kc_sites_note_cleared(unsigned long addr)
+{
+	struct kc_range *r;
+	long idx;
+
+	mutex_lock(&kc_sites_lock);
+	r = kc_func_of(addr, &idx);
+	if (r)
+		set_bit(idx, r->funcs_cleared);
 	mutex_unlock(&kc_sites_lock);
 }
 

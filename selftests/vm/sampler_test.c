@@ -1573,6 +1573,37 @@ TEST_F_TIMEOUT(engine, picks_reach_the_functions_running_code_loads, 300)
 }
 
 /*
+ * kprobes' blacklist holds whole functions: it is looked up for a
+ * function's first visit, and its later visits, to any of its sites, go
+ * without. R8's reader has three sites; with it the only target, every
+ * new visit after the first (another site, or one whose entry was reaped)
+ * is of a function already looked up.
+ */
+TEST_F_TIMEOUT(engine, blacklist_is_looked_up_once_per_function, 300)
+{
+	long visits = 0;
+	int i;
+
+	ASSERT_EQ(0, load_planted());
+	ASSERT_EQ(0, kc_write_attr("targets", "kc_planted:kc_r8_read"));
+	ASSERT_GE(kc_stat("sites"), 2);
+	ASSERT_EQ(0, kc_enable());
+	for (i = 0; i < 100 && visits < 2; i++) {
+		ASSERT_EQ(0, kc_write_file("/sys/kernel/debug/kc_planted/run",
+					   "r8 200"));
+		visits = kc_stat("visits");
+	}
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	ASSERT_GE(visits, 2);
+	ASSERT_EQ(kc_stat("visits") - 1, kc_stat("visits_known_clear")) {
+		kc_read_stats(buf, sizeof(buf));
+		TH_LOG("%s", buf);
+	}
+	ASSERT_EQ(0, kprobes_enabled());
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+}
+
+/*
  * per_cpu_ptr()'s accesses are found in the code: R27's sum reads each
  * CPU's copy through __per_cpu_offset[], its adder only its own,
  * %gs-relative. Half the picks that do not go to running code go to such
