@@ -2,7 +2,7 @@
 /*
  * Internal interfaces between the module's parts, one file per concern.
  * Calls go one way: targets -> sites; sampler -> pool, sites, stall;
- * pool -> rescue;
+ * pool -> rescue, textmap;
  * stall -> pool (is a breakpoint still spent), watch, context, locks,
  * report; watch -> context, locks; report -> locks; reuse -> pool (its
  * kprobe's post-handler).
@@ -14,6 +14,7 @@
  *   denylist.c   what is never sampled: the detector's own dependencies
  *   pool.c       the live breakpoints: visits, or kprobes registered and
  *                unregistered in batches; arm, retire
+ *   textmap.c    writable aliases of kernel text pages, kept mapped
  *   rescue.c     per-CPU watchdogs that pull the pool's overdue scrub onto a
  *                CPU still running its timers
  *   sampler.c    the int3 handler, the armer thread, the rate budget
@@ -402,6 +403,14 @@ void kc_cpusync_exit(void);
 unsigned long kc_cpusync_kick(void);
 bool kc_cpusync_done(unsigned long gen);
 int kc_cpusync_selftest(void);
+
+/* textmap.c */
+void kc_textmap_init(void);
+void kc_textmap_exit(void);
+u8 *kc_textmap_get(unsigned long addr);
+void kc_textmap_put(u8 *alias);
+void kc_textmap_forget(unsigned long start, unsigned long end);
+void kc_textmap_show(struct seq_file *m);
 
 /* pool.c */
 /* After a fired breakpoint's removal, its page is written again this late. */

@@ -394,30 +394,17 @@ static bool kc_slot_pages_hold(unsigned long ip)
 }
 
 /*
- * A writable alias of the kernel text byte at @addr (its page mapped once
- * more), or NULL: the text itself is read-only. Sleeps.
+ * A writable alias of the kernel text byte at @addr (kmod/textmap.c), or
+ * NULL: the text itself is read-only. Sleeps.
  */
 static u8 *kc_text_map(unsigned long addr)
 {
-	struct page *page;
-	void *alias;
-
-	if (addr >= MODULES_VADDR && addr < MODULES_END)
-		page = vmalloc_to_page((void *)addr);
-	else if (addr >= __START_KERNEL_map &&
-		 addr < __START_KERNEL_map + KERNEL_IMAGE_SIZE)
-		page = virt_to_page((void *)addr);
-	else
-		return NULL;
-	if (!page)
-		return NULL;
-	alias = vmap(&page, 1, VM_MAP, PAGE_KERNEL);
-	return alias ? (u8 *)alias + offset_in_page(addr) : NULL;
+	return kc_textmap_get(addr);
 }
 
 static void kc_text_unmap(u8 *alias)
 {
-	vunmap((void *)PAGE_ALIGN_DOWN((unsigned long)alias));
+	kc_textmap_put(alias);
 }
 
 /*
@@ -2025,6 +2012,7 @@ void kc_pool_drop_range(unsigned long start, unsigned long end)
 	}
 	/* the module's text goes: nothing will run there again */
 	kc_pool_unregister(batch, n, false);
+	kc_textmap_forget(start, end);
 	mutex_unlock(&kc_pool_lock);
 	kfree(batch);
 }
@@ -2388,6 +2376,7 @@ void kc_pool_stats(struct seq_file *m)
 	seq_printf(m, "hits_passed_own %lu\nhits_passed_quiet %lu\n",
 		   kc_pool_sum(&kc_pool_own_passes),
 		   kc_pool_sum(&kc_pool_quiet_passes));
+	kc_textmap_show(m);
 }
 
 void kc_pool_init(kprobe_pre_handler_t handler)
@@ -2396,6 +2385,7 @@ void kc_pool_init(kprobe_pre_handler_t handler)
 	kc_cpusync_init();
 	kc_rescue_init(&kc_pool_scrub_work, kc_pool_rescue_write);
 	kc_pool_visits_init();
+	kc_textmap_init();
 }
 
 /* After kc_pool_drain(): no visit is left for the notifier to find. */
@@ -2408,6 +2398,7 @@ void kc_pool_exit(void)
 		unregister_die_notifier(&kc_pool_int3_nb);
 	kc_visits_possible = false;
 	kc_cpusync_exit();
+	kc_textmap_exit();
 }
 
 /* The table changed: the reserve's sites may be targets no more. */

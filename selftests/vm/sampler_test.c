@@ -1604,6 +1604,44 @@ TEST_F_TIMEOUT(engine, blacklist_is_looked_up_once_per_function, 300)
 }
 
 /*
+ * A module's text page is mapped for the pool's writes once, not at every
+ * new visit: the planted module's text is a few pages and its sites are
+ * hundreds, so most new visits take a mapping made before. Once the module
+ * goes, none of its pages stays mapped.
+ */
+TEST_F_TIMEOUT(engine, module_text_pages_are_mapped_once, 300)
+{
+	long visits = 0, maps;
+	int i;
+
+	ASSERT_EQ(0, load_planted());
+	ASSERT_EQ(0, kc_write_attr("targets", "module:kc_planted"));
+	ASSERT_GE(kc_stat("sites"), 100);
+	ASSERT_EQ(0, kc_enable());
+	for (i = 0; i < 100 && visits < 16; i++) {
+		ASSERT_EQ(0, kc_write_file("/sys/kernel/debug/kc_planted/run",
+					   "r8 200"));
+		visits = kc_stat("visits");
+	}
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	ASSERT_GE(visits, 16);
+	maps = kc_stat("textmap_module_maps");
+	ASSERT_GE(maps, 1);
+	ASSERT_LT(2 * maps, kc_stat("visits")) {
+		kc_read_stats(buf, sizeof(buf));
+		TH_LOG("%s", buf);
+	}
+	ASSERT_GE(kc_stat("textmap_module_hits"), kc_stat("visits") - maps);
+	ASSERT_GE(kc_stat("textmap_module_pages"), 1);
+	ASSERT_EQ(0, kprobes_enabled());
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+	ASSERT_EQ(0, kc_stat("textmap_module_pages")) {
+		kc_read_stats(buf, sizeof(buf));
+		TH_LOG("%s", buf);
+	}
+}
+
+/*
  * per_cpu_ptr()'s accesses are found in the code: R27's sum reads each
  * CPU's copy through __per_cpu_offset[], its adder only its own,
  * %gs-relative. Half the picks that do not go to running code go to such
