@@ -182,7 +182,8 @@ struct kc_range {
 	 * sorted at seal: the running code's functions are found here, where
 	 * kallsyms' lookup by address costs the armer a millisecond under
 	 * TCG. Not whole (vmlinux's functions named exactly, memory short):
-	 * kallsyms it is.
+	 * kallsyms it is, and the list holds only the functions it has, which
+	 * still tells a site's function for the blacklist's answers.
 	 */
 	u64 *funcs;
 	unsigned int nr_funcs;
@@ -337,8 +338,6 @@ static int kc_offs_push(u32 **offs, unsigned int *nr, unsigned int *cap,
 static void kc_range_push_function(struct kc_range *r, unsigned long start,
 				   unsigned long size)
 {
-	if (!r->funcs_whole)
-		return;
 	if (kc_array_room((void **)&r->funcs, r->nr_funcs, &r->cap_funcs,
 			  sizeof(*r->funcs), 1024)) {
 		r->funcs_whole = false;
@@ -1767,7 +1766,7 @@ static struct kc_range *kc_func_of(unsigned long addr, long *idx)
 {
 	struct kc_range *r = kc_range_at(addr);
 
-	if (!r || !r->funcs_whole || !r->funcs_cleared)
+	if (!r || !r->nr_funcs || !r->funcs_cleared)
 		return NULL;
 	*idx = kc_range_func_index(r, addr);
 	return *idx < 0 ? NULL : r;

@@ -1573,6 +1573,27 @@ TEST_F_TIMEOUT(engine, picks_reach_the_functions_running_code_loads, 300)
 }
 
 /*
+ * Sampling on, R8 run in short rounds until the pool has made @want new
+ * visits or a hundred rounds went by; sampling off. Returns the visits.
+ */
+static long visits_while_r8_runs(long want)
+{
+	long visits = 0;
+	int i;
+
+	if (kc_enable())
+		return -1;
+	for (i = 0; i < 100 && visits < want; i++) {
+		if (kc_write_file("/sys/kernel/debug/kc_planted/run", "r8 200"))
+			break;
+		visits = kc_stat("visits");
+	}
+	if (kc_write_attr("enabled", "0"))
+		return -1;
+	return visits;
+}
+
+/*
  * kprobes' blacklist holds whole functions: it is looked up for a
  * function's first visit, and its later visits, to any of its sites, go
  * without. R8's reader has three sites; with it the only target, every
@@ -1581,26 +1602,48 @@ TEST_F_TIMEOUT(engine, picks_reach_the_functions_running_code_loads, 300)
  */
 TEST_F_TIMEOUT(engine, blacklist_is_looked_up_once_per_function, 300)
 {
-	long visits = 0;
-	int i;
-
 	ASSERT_EQ(0, load_planted());
 	ASSERT_EQ(0, kc_write_attr("targets", "kc_planted:kc_r8_read"));
 	ASSERT_GE(kc_stat("sites"), 2);
-	ASSERT_EQ(0, kc_enable());
-	for (i = 0; i < 100 && visits < 2; i++) {
-		ASSERT_EQ(0, kc_write_file("/sys/kernel/debug/kc_planted/run",
-					   "r8 200"));
-		visits = kc_stat("visits");
-	}
-	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
-	ASSERT_GE(visits, 2);
+	ASSERT_GE(visits_while_r8_runs(2), 2);
 	ASSERT_EQ(kc_stat("visits") - 1, kc_stat("visits_known_clear")) {
 		kc_read_stats(buf, sizeof(buf));
 		TH_LOG("%s", buf);
 	}
 	ASSERT_EQ(0, kprobes_enabled());
 	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+}
+
+/*
+ * The same for a vmlinux function named exactly, whose range lists only
+ * the functions named: vfs_read(), the only target, driven by reads of
+ * /dev/zero, is looked up at its first visit only.
+ */
+TEST_F_TIMEOUT(engine, blacklist_is_looked_up_once_per_named_function, 300)
+{
+	char page[4096];
+	long visits = 0;
+	int fd, i, k;
+
+	fd = open("/dev/zero", O_RDONLY);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, kc_write_attr("targets", "vfs_read"));
+	ASSERT_GE(kc_stat("sites"), 2);
+	ASSERT_EQ(0, kc_enable());
+	for (i = 0; i < 200 && visits < 3; i++) {
+		for (k = 0; k < 200; k++)
+			ASSERT_EQ(sizeof(page), read(fd, page, sizeof(page)));
+		usleep(20000);
+		visits = kc_stat("visits");
+	}
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	close(fd);
+	ASSERT_GE(visits, 3);
+	ASSERT_EQ(kc_stat("visits") - 1, kc_stat("visits_known_clear")) {
+		kc_read_stats(buf, sizeof(buf));
+		TH_LOG("%s", buf);
+	}
+	ASSERT_EQ(0, kprobes_enabled());
 }
 
 /*
@@ -1611,20 +1654,12 @@ TEST_F_TIMEOUT(engine, blacklist_is_looked_up_once_per_function, 300)
  */
 TEST_F_TIMEOUT(engine, module_text_pages_are_mapped_once, 300)
 {
-	long visits = 0, maps;
-	int i;
+	long maps;
 
 	ASSERT_EQ(0, load_planted());
 	ASSERT_EQ(0, kc_write_attr("targets", "module:kc_planted"));
 	ASSERT_GE(kc_stat("sites"), 100);
-	ASSERT_EQ(0, kc_enable());
-	for (i = 0; i < 100 && visits < 16; i++) {
-		ASSERT_EQ(0, kc_write_file("/sys/kernel/debug/kc_planted/run",
-					   "r8 200"));
-		visits = kc_stat("visits");
-	}
-	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
-	ASSERT_GE(visits, 16);
+	ASSERT_GE(visits_while_r8_runs(16), 16);
 	maps = kc_stat("textmap_module_maps");
 	ASSERT_GE(maps, 1);
 	ASSERT_LT(2 * maps, kc_stat("visits")) {
