@@ -394,20 +394,6 @@ static bool kc_slot_pages_hold(unsigned long ip)
 }
 
 /*
- * A writable alias of the kernel text byte at @addr (kmod/textmap.c), or
- * NULL: the text itself is read-only. Sleeps.
- */
-static u8 *kc_text_map(unsigned long addr)
-{
-	return kc_textmap_get(addr);
-}
-
-static void kc_text_unmap(u8 *alias)
-{
-	kc_textmap_put(alias);
-}
-
-/*
  * Every write of text through an alias goes through a TLB entry filled
  * afresh. Under QEMU's TCG a store drops the translations made from its
  * page only when its TLB entry was filled after they were made; an alias
@@ -429,13 +415,13 @@ static u8 kc_alias_cmpxchg(u8 *alias, u8 old, u8 new)
  */
 static bool kc_text_cmpxchg(unsigned long addr, u8 old, u8 new)
 {
-	u8 *alias = kc_text_map(addr);
+	u8 *alias = kc_textmap_get(addr);
 	bool swapped;
 
 	if (!alias)
 		return false;
 	swapped = kc_alias_cmpxchg(alias, old, new) == old;
-	kc_text_unmap(alias);
+	kc_textmap_put(alias);
 	return swapped;
 }
 
@@ -618,7 +604,7 @@ static void kc_probe_close_alias(struct kc_probe *p)
 static void kc_probe_map_alias(struct kc_probe *p)
 {
 	p->alias_open = false;
-	p->alias = kc_text_map((unsigned long)p->kp.addr);
+	p->alias = kc_textmap_get((unsigned long)p->kp.addr);
 }
 
 /* Once unregistered, or its module's text about to go. */
@@ -633,7 +619,7 @@ static void kc_probe_unmap_alias(struct kc_probe *p)
 			cpu_relax();
 	}
 	if (p->alias)
-		kc_text_unmap(p->alias);
+		kc_textmap_put(p->alias);
 	p->alias = NULL;
 }
 
@@ -1206,7 +1192,7 @@ static struct kc_probe *kc_pool_visit_new(unsigned long addr, bool cleared)
 	p = kc_pool_find_free(addr);
 	if (IS_ERR(p))
 		return p;
-	p->alias = kc_text_map(addr);
+	p->alias = kc_textmap_get(addr);
 	return p->alias ? p : ERR_PTR(-ENOMEM);
 }
 
@@ -1267,7 +1253,7 @@ int kc_pool_visit(unsigned long addr, unsigned long gen, bool remote,
 	}
 	kc_pool_visits_refused++;
 	if (!again) {
-		kc_text_unmap(p->alias);
+		kc_textmap_put(p->alias);
 		p->alias = NULL;
 	}
 out:
