@@ -90,6 +90,10 @@ fi
 
 boots=${BENCH_KCSAN_BOOTS:-kcsan plain kcollider}
 booting() { [[ " $boots " == *" $1 "* ]]; }
+# checked before the KCSAN boot, not found missing after it
+if booting kcollider && [ -z "${KREL:-}" ]; then
+	die "no release to boot kcollider on: set KREL (make passes it) or KDIR"
+fi
 
 # 1. The two kernels (tens of minutes the first time, nothing after).
 t0=$(date +%s)
@@ -157,7 +161,7 @@ boot() {
 }
 boot kcsan "$ktree/arch/x86/boot/bzImage" "$krel" "$pdir/kc_planted.ko" "$budget" "$@"
 boot plain "$ptree/arch/x86/boot/bzImage" "$prel"
-boot kcollider "${VM_IMAGE:-/boot/vmlinuz-$KREL}" "${KREL:-}" "$module" "$planted" "$budget" "$@"
+boot kcollider "${VM_IMAGE:-/boot/vmlinuz-${KREL:-}}" "${KREL:-}" "$module" "$planted" "$budget" "$@"
 
 kres=$build/results/kcsan-kcsan
 pres=$build/results/kcsan-plain
