@@ -4,8 +4,10 @@
  * bench-kcsan, on two boots' logs written here: a pair both tools report,
  * one only kcollider's hunt reports, one whose function only Debian's
  * kernel has (not comparable); kcollider's class, and the marking of
- * each side read from the marking fixture's image (-V).
+ * each side read from the marking fixture's image (-V); accesses in
+ * functions one kernel inlined, counted in the caller both kernels have.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,6 +208,97 @@ TEST(pairs_counted_compared_and_marked)
 	ASSERT_EQ(6, fields(row("kc_btf_use / kc_btf_use"), "kc_btf_use / kc_btf_use", f))
 		TH_LOG("%s", out);
 	EXPECT_STREQ("kc_btf_obj.in.a", f[5]) TH_LOG("%s", out);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ASSERT_EQ(0, system(cmd));
+}
+
+/*
+ * A report of @tool whose first side, @a, was called by @a_caller, and
+ * whose second, @b, by kthread(): KCSAN's layout, or kcollider's with its
+ * class line.
+ */
+static void report_called(FILE *f, const char *tool, const char *a,
+			  const char *a_caller, const char *b)
+{
+	bool kc = !strcmp(tool, "KCOLLIDER");
+
+	fprintf(f, "[ 30.0] %s\n[ 30.0] BUG: %s: data-race in %s / %s\n",
+		RULE, tool, strcmp(a, b) < 0 ? a : b, strcmp(a, b) < 0 ? b : a);
+	blank(f, "30.0");
+	fprintf(f, "[ 30.0] write to 0xffffffff82002010 of 4 bytes by task 7 on cpu 1:\n");
+	fprintf(f, "[ 30.0]  %s+0x6/0x7\n[ 30.0]  %s+0x10/0x40\n", a, a_caller);
+	fprintf(f, "[ 30.0]  kthread+0xd7/0x100\n");
+	blank(f, "30.0");
+	fprintf(f, "[ 30.0] read to 0xffffffff82002010 of 4 bytes by task 8 on cpu 0:\n");
+	fprintf(f, "[ 30.0]  %s+0x0/0x7\n[ 30.0]  kthread+0xd7/0x100\n", b);
+	blank(f, "30.0");
+	if (kc) {
+		fprintf(f, "[ 30.0] kcollider: class: harmful\n");
+		blank(f, "30.0");
+	}
+	fprintf(f, "[ 30.0] Reported by %s on:\n",
+		kc ? "kcollider" : "Kernel Concurrency Sanitizer");
+	fprintf(f, "[ 30.0] CPU: 0 PID: 8 Comm: t 6.1.0 #1\n[ 30.0] %s\n", RULE);
+}
+
+/*
+ * The two kernels inline differently: KCSAN's reports a write in
+ * fx_helper(), a function Debian's kernel inlined into fx_writer();
+ * kcollider's reports a read in fx_peek(), which KCSAN's kernel inlined
+ * into fx_reader(). Each is counted as the other tool's pair in the
+ * caller both kernels have. A function only Debian's kernel has whose
+ * caller names no pair of KCSAN's (fx_driver(), called by kthread(),
+ * which both have) keeps its own name and stays apart.
+ */
+TEST(accesses_named_by_a_caller_both_kernels_have)
+{
+	char dir[] = "/tmp/kc_ktable_XXXXXX", k[64], c[64], cmd[8192];
+	const char *pair = "fx_reader / fx_writer";
+	char f[8][32];
+	FILE *fk, *fc;
+
+	ASSERT_EQ(0, access(CLI, X_OK)) TH_LOG("build the CLI first (make)");
+	ASSERT_NE(NULL, mkdtemp(dir));
+	snprintf(k, sizeof(k), "%s/k", dir);
+	snprintf(c, sizeof(c), "%s/c", dir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s %s", k, c);
+	ASSERT_EQ(0, system(cmd));
+	fk = open_in(k, "real.txt");
+	fc = open_in(c, "real.txt");
+	ASSERT_NE(NULL, fk);
+	ASSERT_NE(NULL, fc);
+	fprintf(fk, "[  5.0] kc-bench: real start kcsan\n");
+	report_called(fk, "KCSAN", "fx_helper.isra.0", "fx_writer", "fx_reader");
+	fprintf(fk, "[ 99.0] kc-bench: real end kcsan\n");
+	fprintf(fc, "[  5.0] kc-bench: real start hunt\n");
+	report_called(fc, "KCOLLIDER", "fx_peek", "fx_reader", "fx_writer");
+	report_called(fc, "KCOLLIDER", "fx_driver", "kthread", "fx_writer");
+	fprintf(fc, "[ 99.0] kc-bench: real end hunt\n");
+	ASSERT_EQ(0, fclose(fk));
+	ASSERT_EQ(0, fclose(fc));
+	ASSERT_EQ(0, write_text(k, "functions.txt",
+				"fx_helper.isra.0\nfx_writer\nfx_reader\nkthread\n"));
+	ASSERT_EQ(0, write_text(c, "functions.txt",
+				"fx_peek\nfx_writer\nfx_reader\nfx_driver\nkthread\n"));
+
+	snprintf(cmd, sizeof(cmd), "bash %s %s %s %s/t 2>&1", TABLE, k, c, dir);
+	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
+	/* one row, comparable: KCSAN 1, hunt 1, kcollider's class */
+	ASSERT_EQ(5, fields(row(pair), pair, f)) TH_LOG("%s", out);
+	EXPECT_STREQ("1", f[0]);
+	EXPECT_STREQ("1", f[1]);
+	EXPECT_STREQ("harmful", f[2]);
+	EXPECT_STREQ("", row("fx_helper / fx_reader")) TH_LOG("%s", out);
+	EXPECT_STREQ("", row("fx_peek / fx_writer")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "KCSAN: fx_helper -> fx_writer")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "kcollider hunt: fx_peek / fx_writer -> fx_reader / fx_writer"))
+		TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, "reported by kcollider hunt: 1 of 1")) TH_LOG("%s", out);
+	/* no counterpart in kthread(): fx_driver's pair stays apart */
+	EXPECT_LT(strstr(out, "not comparable"), strstr(out, "fx_driver / fx_writer"))
+		TH_LOG("%s", out);
+	EXPECT_STREQ("", row("fx_writer / kthread")) TH_LOG("%s", out);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	ASSERT_EQ(0, system(cmd));

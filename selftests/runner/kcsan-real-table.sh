@@ -6,9 +6,10 @@
 # (bench-kcsan-guest.sh, BENCH_KCSAN_REAL), found by both, by KCSAN only,
 # by kcollider only. A pair counts in the comparison only when both kernels
 # have its functions (the KCSAN kernel is a small config: most of Debian's
-# functions are not in it); the others are listed apart. kcollider's pairs
-# carry their class, marking and object. A benchmark: nothing here fails
-# on a number.
+# functions are not in it); the others are listed apart. An access is
+# named by a caller both kernels have where the compilers inlined
+# differently (named()). kcollider's pairs carry their class, marking and
+# object. A benchmark: nothing here fails on a number.
 #
 # usage: kcsan-real-table.sh KCSAN_RESULTS KCOLLIDER_RESULTS OUT_PREFIX [MARKING...]
 #   reads RESULTS/real.txt and RESULTS/functions.txt of each boot; writes
@@ -36,6 +37,12 @@ trap 'rm -rf "$tmp"' EXIT
 # between two builds of one function.
 norm() { sed -E 's/\.(isra|constprop|part|cold|llvm)(\.[0-9]+)*//g'; }
 
+# How far up an access's stack its name is looked for (named()): its own
+# function and two callers, as deep as inlining differs between two builds
+# of one source, short of the generic callers (kthread(), the syscall
+# entry) that would make unrelated accesses one.
+callers=3
+
 # segment RESULTS NAME: the kernel log of one run.
 segment() {
 	awk -v s="kc-bench: real start $2" -v e="kc-bench: real end $2" '
@@ -44,19 +51,27 @@ segment() {
 		on' "$1/real.txt" 2> /dev/null
 }
 
-# pairs RESULTS NAME [MARKING...]: one line per report, "PAIR<tab>CLASS<tab>
-# MARKING<tab>OBJECT", PAIR the two functions sorted, or one and "?" for a
-# report with one side; the CLI's parser reads KCSAN's reports and
-# kcollider's. The marking options name one kernel's DWARF: kcollider's.
+# pairs RESULTS NAME [MARKING...]: one line per report, "SIDE<tab>SIDE<tab>
+# CLASS<tab>MARKING<tab>OBJECT", a SIDE the functions of an access's stack
+# from its own up, "a,b,c" ($callers of them at most), or "?" for the
+# missing side of a report with one; the CLI's parser reads KCSAN's reports
+# and kcollider's. The marking options name one kernel's DWARF: kcollider's.
 pairs() {
 	local res=$1 run=$2
 	shift 2
-	segment "$res" "$run" | "$cli" report list -j "$@" - 2> /dev/null | jq -r '
+	segment "$res" "$run" | "$cli" report list -j "$@" - 2> /dev/null |
+	jq -r --argjson n "$callers" '
+		def fn: sub("\\+0x.*"; "");
+		def side: ([.symbol // empty] + (.stack // []) | map(fn)) as $f |
+			[range(0; $f | length) as $i |
+			 select($i == 0 or $f[$i] != $f[$i - 1]) | $f[$i]] |
+			.[0:$n] | join(",");
 		select(.status == "ok") |
-		(.title | split(" / ") | map(sub("\\+0x.*"; "")) |
-		 if length == 1 then . + ["?"] else . end | sort | join(" / ")) as $pair |
-		[$pair,
-		 (.kcollider.class.value // "-"),
+		([(.accesses // [])[] | side | select(. != "")]) as $sides |
+		(if ($sides | length) > 0 then $sides
+		 else .title | split(" / ") | map(fn) end |
+		 if length == 1 then . + ["?"] else .[0:2] end) as $pair |
+		$pair + [(.kcollider.class.value // "-"),
 		 ([(.marking // [])[] | select(.role == "sampled") | .kind] +
 		  [(.marking // [])[] | select(.role != "sampled") | .kind] |
 		  join("/") | if . == "" then "-" else . end),
@@ -66,6 +81,47 @@ pairs() {
 			 else "" end) +
 			(if .object.by == "arguments" then "?" else "" end)
 		  else .kcollider.object.value // "-" end)] | @tsv' | norm
+}
+
+# named TOOL < pairs > rows: "PAIR<tab>CALLERS<tab>CLASS<tab>MARKING<tab>
+# OBJECT", PAIR the two sides' own functions, sorted; CALLERS the same with
+# each side named by the first function of its stack that both kernels
+# have: the two compilers inline differently, and an access in a function
+# one kernel inlined into its caller is reported in that caller there.
+# KCSAN's sides are named so at once (a function its small kernel has
+# and Debian's lacks was inlined there: Debian builds a larger
+# configuration; each such renaming goes to $tmp/renamed as "TOOL<tab>
+# FROM<tab>TO"); kcollider's only where that names a pair KCSAN reported
+# (a function only Debian's kernel has is most often not built in the
+# other at all, and its caller is no counterpart).
+named() {
+	awk -F'\t' -v OFS='\t' -v both="$tmp/both" -v tool="$1" \
+	    -v renamed="$tmp/renamed" '
+		BEGIN { while ((getline fn < both) > 0) have[fn] = 1 }
+		function caller(side,  f, n, i) {
+			n = split(side, f, ",")
+			for (i = 1; i <= n; i++)
+				if (f[i] in have)
+					return f[i]
+			return f[1]
+		}
+		function own(side,  f) {
+			split(side, f, ",")
+			return f[1]
+		}
+		function pair(a, b,  t) {
+			if (b == "?" || (a != "?" && b < a)) {
+				t = a; a = b; b = t
+			}
+			return a " / " b
+		}
+		function rename(side) {
+			if (caller(side) != own(side))
+				print tool, own(side), caller(side) >> renamed
+			return caller(side)
+		}
+		tool == "KCSAN" { print pair(rename($1), rename($2)), "-", $3, $4, $5; next }
+		{ print pair(own($1), own($2)), pair(caller($1), caller($2)), $3, $4, $5 }'
 }
 
 functions() { norm < "$1/functions.txt" 2> /dev/null | sort -u; }
@@ -78,18 +134,27 @@ comm -12 "$tmp/kf" "$tmp/cf" > "$tmp/both"
 # kcollider's runs, in the order they ran (bench-kcsan-guest.sh names them)
 runs=$(sed -n 's/.*kc-bench: real start \([a-z-]*\)$/\1/p' "$cres/real.txt" | tr '\n' ' ')
 [ -n "$runs" ] || die "no kcollider run in $cres/real.txt"
-pairs "$kres" kcsan > "$tmp/kcsan"
-for r in $runs; do pairs "$cres" "$r" "${marking[@]}" > "$tmp/run-$r"; done
+touch "$tmp/renamed"
+pairs "$kres" kcsan | named KCSAN > "$tmp/kcsan"
+for r in $runs; do
+	pairs "$cres" "$r" "${marking[@]}" | named "kcollider $r" > "$tmp/run-$r"
+done
 
 # One row per distinct pair: whether both kernels have its functions, how
 # often each run reported it, and kcollider's facts (from its last run's
 # report that has them: the hunt's have more).
-awk -F'\t' -v both="$tmp/both" -v runs="kcsan $runs" '
+awk -F'\t' -v both="$tmp/both" -v runs="kcsan $runs" -v renamed="$tmp/renamed" '
 	BEGIN { while ((getline fn < both) > 0) have[fn] = 1; have["?"] = 1 }
 	FNR == 1 { src = FILENAME; sub(/.*\//, "", src); sub(/^run-/, "", src) }
+	src == "kcsan" { kcsan[$1] = 1 }
 	{
-		p = $1; n[p, src]++; seen[p] = 1
-		if (src != "kcsan") facts[p] = $2 "\t" $3 "\t" $4
+		p = $1
+		if (src != "kcsan" && !(p in kcsan) && ($2 in kcsan)) {
+			print "kcollider " src "\t" p "\t" $2 >> renamed
+			p = $2
+		}
+		n[p, src]++; seen[p] = 1
+		if (src != "kcsan") facts[p] = $3 "\t" $4 "\t" $5
 	}
 	END {
 		nr = split(runs, r, " ")
@@ -163,6 +228,11 @@ stat_of() { awk -v r="$1" -v k="$2" '$1 == r && $2 == k { print $3 }' "$cres/rea
 	echo
 	echo "pairs with a function only one kernel has (not comparable):"
 	awk -F'\t' '$2 == 0' "$tmp/rows" | while IFS= read -r l; do row "$l"; done
+	if [ -s "$tmp/renamed" ]; then
+		echo
+		echo "accesses named by a caller both kernels have (their own function is not in the other kernel, e.g. inlined there):"
+		sort -u "$tmp/renamed" | awk -F'\t' '{ printf "  %s: %s -> %s\n", $1, $2, $3 }'
+	fi
 	echo
 	echo "distinct comparable pairs:" \
 	     "both $(count "$any_kc"' $2 == 1 && $3 > 0 && kc() > 0')," \
