@@ -104,6 +104,19 @@ static int write_text(const char *dir, const char *name, const char *text)
 	return fclose(f);
 }
 
+/* @dir made, and in it @k and @c, KCSAN's boot's and kcollider's (64 bytes) */
+static int boot_dirs(char *dir, char *k, char *c)
+{
+	char cmd[256];
+
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(k, 64, "%s/k", dir);
+	snprintf(c, 64, "%s/c", dir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s %s", k, c);
+	return system(cmd);
+}
+
 /* KCSAN's boot: one pair; kcollider's: default nothing, hunt four pairs. */
 static int write_boots(const char *k, const char *c)
 {
@@ -173,11 +186,7 @@ TEST(pairs_counted_compared_and_marked)
 	const char *both = "fx_read_plain / fx_write_once";
 
 	ASSERT_EQ(0, access(CLI, X_OK)) TH_LOG("build the CLI first (make)");
-	ASSERT_NE(NULL, mkdtemp(dir));
-	snprintf(k, sizeof(k), "%s/k", dir);
-	snprintf(c, sizeof(c), "%s/c", dir);
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s %s", k, c);
-	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, boot_dirs(dir, k, c));
 	ASSERT_EQ(0, write_boots(k, c));
 
 	snprintf(cmd, sizeof(cmd), "bash %s %s %s %s/t -V %s -B %s 2>&1", TABLE,
@@ -259,11 +268,7 @@ TEST(accesses_named_by_a_caller_both_kernels_have)
 	FILE *fk, *fc;
 
 	ASSERT_EQ(0, access(CLI, X_OK)) TH_LOG("build the CLI first (make)");
-	ASSERT_NE(NULL, mkdtemp(dir));
-	snprintf(k, sizeof(k), "%s/k", dir);
-	snprintf(c, sizeof(c), "%s/c", dir);
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s %s", k, c);
-	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, boot_dirs(dir, k, c));
 	fk = open_in(k, "real.txt");
 	fc = open_in(c, "real.txt");
 	ASSERT_NE(NULL, fk);
