@@ -106,7 +106,8 @@ if [ -d "$kmods" ] && ! find "$kmods" -name '9p.ko*' | grep -q . &&
 	# The host root through the guest's page cache: with cache=none
 	# every read is direct, and 6.1's virtiofs bounces a kernel
 	# buffer's direct read through one kmalloc() of its whole size,
-	# which fails for a module over 4 MiB (finit_module() then hangs
+	# which fails for a module larger than kmalloc() serves (with its
+	# debug info, ours is; finit_module() then hangs
 	# in the request). The results uncached: the host follows them
 	# as the guest writes.
 	for share in hostroot:/:auto "results:$results:none"; do
