@@ -261,7 +261,12 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/kcollider
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/kcollider
 
+# Kbuild's clean deletes by name (*.ko.* among them) under M: one module's
+# directory at a time, or it takes Documentation/man/kcollider.ko.rst.
 clean:
-	-[ -e "$(KDIR)/Makefile" ] && $(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	-[ -e "$(KDIR)/Makefile" ] && for d in kmod selftests/planted; do \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/$$d clean || exit 1; done
+	rm -f modules.order Module.symvers .modules.order.cmd .Module.symvers.cmd \
+		lib/*.o lib/.*.o.cmd
 	$(MAKE) -C user clean
 	rm -rf $(BUILD)

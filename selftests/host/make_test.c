@@ -241,6 +241,35 @@ TEST_F_TIMEOUT(mk, bench_writes_a_summary_of_its_figures, 120)
 }
 
 /* The man pages' sources, one name a line: "kcollider-report\n...". */
+/*
+ * "make clean" removes what builds made, never a source: kbuild's clean
+ * deletes by name under its M= directory (*.ko.* among the names), and a
+ * source such as Documentation/man/kcollider.ko.rst matches.
+ */
+TEST_F_TIMEOUT(mk, clean_keeps_every_source, 300)
+{
+	char *root = scratch();
+
+	ASSERT_NE(NULL, root);
+	snprintf(cmd, sizeof(cmd), "git -C " KC_TOP " ls-files -z | "
+		 "(cd " KC_TOP " && xargs -0 cp --parents -t %s) 2>&1", root);
+	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
+	/* with a kernel build tree, or kbuild's clean would not run at all */
+	snprintf(cmd, sizeof(cmd), CLEAN_ENV "make -s --no-print-directory -C %s print-kdir", root);
+	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
+	out[strcspn(out, "\n")] = '\0';
+	ASSERT_TRUE(exists(out + strlen("KDIR="), "/Makefile")) TH_LOG("%s", out);
+	snprintf(cmd, sizeof(cmd), CLEAN_ENV "make -s --no-print-directory -C %s clean 2>&1",
+		 root);
+	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
+	snprintf(cmd, sizeof(cmd), "git -C " KC_TOP " ls-files | "
+		 "while read -r f; do [ -e \"%s/$f\" ] || echo \"$f\"; done", root);
+	ASSERT_EQ(0, run(cmd));
+	EXPECT_STREQ("", out);
+	cleanup(root);
+	free(root);
+}
+
 static void man_sources(struct __test_metadata *_metadata, char *list, size_t size)
 {
 	ASSERT_EQ(0, run("cd " KC_TOP "/Documentation/man && ls *.rst | sed 's/\\.rst$//'"));
