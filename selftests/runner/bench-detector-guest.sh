@@ -8,6 +8,8 @@ sys=/sys/kernel/kcollider
 kc_stats=/sys/kernel/debug/kcollider/stats
 dbg=/sys/kernel/debug
 run=$dbg/kc_planted/run
+# shellcheck source=selftests/runner/kmsg-watch.sh
+. "$top/selftests/runner/kmsg-watch.sh"
 
 # Hot pipe and VFS paths of vmlinux: a workload drives them hard.
 hot_funcs="pipe_read pipe_write vfs_read vfs_write ksys_read ksys_write
@@ -285,42 +287,31 @@ echo "visit_us_mean=$visit_us visit_again_us_mean=$again_us" \
 unload
 
 echo "## R1 (count++ / count-- in two threads): time to first two-sided report, 10 trials"
-echo "## from enabling to the report, by the kernel log's timestamps (the poll's own latency left out)"
-# Seconds from the log line holding $1 to the first R1 report after it.
-log_r1_report() {
-	dmesg | awk -v m="$1" '
-	function ts(l) { sub(/^\[ */, "", l); sub(/\].*/, "", l); return l + 0 }
-	index($0, m) { t0 = ts($0); on = 1; next }
-	on && /BUG: KCOLLIDER: data-race in kc_r1_dec \/ kc_r1_inc/ {
-		printf "%.3f\n", ts($0) - t0; exit
-	}'
-}
+echo "## from enabling to the report, by the kernel log's timestamps, waited for on /dev/kmsg"
 times=""
 for trial in $(seq 1 10); do
 	load
 	echo "kc_planted:kc_r1_inc,kc_planted:kc_r1_dec" > $sys/targets
 	rm -f $TMPDIR/r1.stop
+	mark="kc-bench: R1 trial $trial enabled ($$)"
+	kmsg_watch_start "$mark" "^BUG: KCOLLIDER: data-race in kc_r1_dec / kc_r1_inc" ||
+		exit 1
 	( while [ ! -e $TMPDIR/r1.stop ]; do echo "r1 500" > $run; done ) &
 	bg=$!
-	mark="kc-bench: R1 trial $trial enabled ($$)"
+	( sleep 20; echo "$kmsg_end" > /dev/kmsg ) &
+	timer=$!
 	echo "$mark" > /dev/kmsg
-	t0=$(now)
 	echo 1 > $sys/enabled
-	found=""
-	while [ -z "$found" ]; do
-		t=$(echo "$(now) - $t0" | bc -l)
-		if grep -q "data-race in kc_r1_dec / kc_r1_inc" $dbg/kcollider/reports; then
-			found=$t
-		elif [ "$(echo "$t > 20" | bc)" = 1 ]; then
-			found=miss
-		else
-			sleep 0.05
-		fi
-	done
+	kmsg_watch_result
+	kill $timer 2> /dev/null
+	wait $timer 2> /dev/null
 	touch $TMPDIR/r1.stop
 	wait $bg
-	logged=$(log_r1_report "$mark")
-	[ "$found" != miss ] && [ -n "$logged" ] && found=$logged
+	found=$kmsg_first
+	case $found in
+	none) found=miss ;;
+	"") echo "R1 trial $trial: the kernel log was lost" >&2; found=miss ;;
+	esac
 	echo 0 > $sys/enabled
 	unload
 	echo "trial $trial: $found"

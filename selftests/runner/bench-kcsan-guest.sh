@@ -35,6 +35,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 run=/sys/kernel/debug/kc_planted/run
 kcsan_ctl=/sys/kernel/debug/kcsan
 reps=${BENCH_KCSAN_REPS:-3}
+# shellcheck source=selftests/runner/kmsg-watch.sh
+. "$here/kmsg-watch.sh"
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
@@ -154,27 +156,25 @@ kcsan_on() { echo on > $kcsan_ctl; }
 kcsan_off() { echo off > $kcsan_ctl; }
 
 kcsan_mode() {
-	local planted=$1 budget=$2 sc pid t0 hit
+	local planted=$1 budget=$2 sc pid hit
 	shift 2
 	insmod "$planted" || exit 1
 	for sc in "$@"; do
-		echo "kc-bench: start $sc" > /dev/kmsg
-		t0=$(now_ms)
-		echo "$sc $((budget * 1000))" > $run &
+		# as detect-guest.sh waits for kcollider's: no poll beside it
+		kmsg_watch_start "kc-bench: start $sc" "BUG: KCSAN: .*kc_${sc}_" ||
+			exit 1
+		{
+			echo "kc-bench: start $sc" > /dev/kmsg
+			echo "$sc $((budget * 1000))" > $run
+			echo "$kmsg_end" > /dev/kmsg
+		} &
 		pid=$!
-		hit=0
-		while kill -0 $pid 2> /dev/null; do
-			if dmesg | sed -n "/kc-bench: start $sc\$/,\$p" |
-			   grep -q "BUG: KCSAN: .*kc_${sc}_"; then
-				hit=1
-				break
-			fi
-			sleep 0.2
-		done
+		kmsg_watch_result
 		kill $pid 2> /dev/null
 		wait $pid 2> /dev/null
-		echo "kc-bench: end $sc" > /dev/kmsg
-		echo "# kcsan: $sc reported=$hit after <= $(($(now_ms) - t0)) ms"
+		hit=1
+		case $kmsg_first in none | "") hit=0 ;; esac
+		echo "# kcsan: $sc reported=$hit after ${kmsg_first:-?} s"
 		# KCSAN prints one pair of functions once in 3 s
 		# (REPORT_ONCE_IN_MS): the next scenario has other functions,
 		# but give it a clean start anyway.

@@ -5,11 +5,13 @@
 # over the planted-race scenarios, default detector settings.
 #  - R scenarios: TRIALS trials each; a trial loads kcollider fresh,
 #    targets the scenario's functions, runs the scenario and stops it at
-#    the first report (polled every 0.1 s) or after BUDGET seconds. The
-#    seconds to the first report are the kernel log's: from a marker
-#    written just before the scenario starts to the report's first line,
-#    as bench-kcsan.sh times KCSAN's. A poll that forks grep and sleep
-#    under TCG would add its own latency to the figure.
+#    the first report or after BUDGET seconds. The seconds to the first
+#    report are the kernel log's: from a marker written just before the
+#    scenario starts to the report's first line, as bench-kcsan.sh times
+#    KCSAN's. The trial waits on /dev/kmsg for that line, idle: a poll
+#    that forks grep and sleep takes under TCG the host core the
+#    detector's threads and the scenario's need, and the figure grows
+#    with it.
 #  - N scenarios: one run of NSECS seconds each; every report counts.
 #  - B, M and F scenarios (bench-kcsan.sh asks for them) run as R trials:
 #    a report is a detection, whatever the catalogue expects of it.
@@ -26,6 +28,8 @@ shift 4
 sysfs=/sys/kernel/kcollider
 kc_cli=${KC_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}/user/kcollider
 reports=/sys/kernel/debug/kcollider/reports
+# shellcheck source=selftests/runner/kmsg-watch.sh
+. "$(dirname "$0")/kmsg-watch.sh"
 run=/sys/kernel/debug/kc_planted/run
 
 declare -A funcs=(
@@ -97,15 +101,6 @@ declare -A funcs=(
 )
 [ $# -gt 0 ] || set -- r1 r2 r3 r4 r5 r6 r7 r8 r9 r10 r11 r12 n1 n2 n3 n4 n5 n6 n7
 
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-# Seconds from the log line holding $1 to the next report, by the log's
-# timestamps; empty if either is not in the log.
-log_first_report() {
-	dmesg | awk -v m="$1" '
-	function ts(l) { sub(/^\[ */, "", l); sub(/\].*/, "", l); return l + 0 }
-	index($0, m) { t0 = ts($0); on = 1; next }
-	on && /BUG: KCOLLIDER: / { printf "%.3f\n", ts($0) - t0; exit }'
-}
 markers=0
 stat_of() { sed -n "s/^$1 //p" /sys/kernel/debug/kcollider/stats; }
 nreports() { grep -c '^BUG: KCOLLIDER: ' "$reports"; }
@@ -142,34 +137,32 @@ stop_detector() {
 }
 
 r_trial() {
-	local sc=$1 trial=$2 pid t0 t=0 detected=0 title="" mark logged
+	local sc=$1 trial=$2 pid t=0 detected=0 title="" mark first
 	start_detector "$sc" || return 1
 	markers=$((markers + 1))
 	mark="kc-detect: start $sc trial $trial ($$.$markers)"
-	echo "$mark" > /dev/kmsg
-	t0=$(now_ms)
-	echo "$sc $((budget * 1000))" > "$run" &
+	if ! kmsg_watch_start "$mark" '^BUG: KCOLLIDER: '; then
+		stop_detector
+		return 1
+	fi
+	{
+		echo "$mark" > /dev/kmsg
+		echo "$sc $((budget * 1000))" > "$run"
+		echo "$kmsg_end" > /dev/kmsg
+	} &
 	pid=$!
-	while kill -0 "$pid" 2> /dev/null; do
-		if grep -q '^BUG: KCOLLIDER: ' "$reports"; then
-			t=$(($(now_ms) - t0))
-			detected=1
-			break
-		fi
-		sleep 0.1
-	done
+	kmsg_watch_result
+	first=$kmsg_first
 	kill "$pid" 2> /dev/null
 	wait "$pid" 2> /dev/null
-	if [ $detected = 0 ] && grep -q '^BUG: KCOLLIDER: ' "$reports"; then
-		t=$(($(now_ms) - t0))
-		detected=1
-	fi
+	case $first in
+	none) ;;
+	"") grep -q '^BUG: KCOLLIDER: ' "$reports" &&
+		echo "detect-guest: $sc trial $trial: the log lost its marker" >&2 ;;
+	*) detected=1 t=$first ;;
+	esac
 	title=$(grep -m1 '^BUG: KCOLLIDER: ' "$reports" | sed 's/^BUG: KCOLLIDER: //; s/,/;/g')
-	# the poll's time only where the log lost the marker or the report
-	logged=$(log_first_report "$mark")
-	[ $detected = 1 ] && [ -n "$logged" ] &&
-		t=$(awk -v s="$logged" 'BEGIN { printf "%d", s * 1000 }')
-	echo "$sc,R,$trial,$detected,$(awk -v t="$t" 'BEGIN { printf "%.2f", t / 1000 }'),$(nreports),$(stat_of samples),$title,$(class_of)" >> "$out"
+	echo "$sc,R,$trial,$detected,$t,$(nreports),$(stat_of samples),$title,$(class_of)" >> "$out"
 	# where each trial's rate went, for reading a slow one
 	cp /sys/kernel/debug/kcollider/stats "$(dirname "$out")/stats-$sc-$trial" 2> /dev/null
 	cp /sys/kernel/debug/kcollider/visited "$(dirname "$out")/visited-$sc-$trial" 2> /dev/null
