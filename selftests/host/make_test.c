@@ -251,8 +251,9 @@ TEST_F_TIMEOUT(mk, clean_keeps_every_source, 300)
 	char *root = scratch();
 
 	ASSERT_NE(NULL, root);
-	snprintf(cmd, sizeof(cmd), "git -C " KC_TOP " ls-files -z | "
-		 "(cd " KC_TOP " && xargs -0 cp --parents -t %s) 2>&1", root);
+	snprintf(cmd, sizeof(cmd),
+		 "git -C " KC_TOP " ls-files -z | (cd " KC_TOP " && xargs -0 cp --parents -t %s) 2>&1",
+		 root);
 	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
 	/* with a kernel build tree, or kbuild's clean would not run at all */
 	snprintf(cmd, sizeof(cmd), CLEAN_ENV "make -s --no-print-directory -C %s print-kdir", root);
@@ -262,8 +263,9 @@ TEST_F_TIMEOUT(mk, clean_keeps_every_source, 300)
 	snprintf(cmd, sizeof(cmd), CLEAN_ENV "make -s --no-print-directory -C %s clean 2>&1",
 		 root);
 	ASSERT_EQ(0, run(cmd)) TH_LOG("%s", out);
-	snprintf(cmd, sizeof(cmd), "git -C " KC_TOP " ls-files | "
-		 "while read -r f; do [ -e \"%s/$f\" ] || echo \"$f\"; done", root);
+	snprintf(cmd, sizeof(cmd),
+		 "git -C " KC_TOP " ls-files | while read -r f; do [ -e \"%s/$f\" ] || echo \"$f\"; done",
+		 root);
 	ASSERT_EQ(0, run(cmd));
 	EXPECT_STREQ("", out);
 	cleanup(root);

@@ -10,16 +10,20 @@
 #include "vm_util.h"
 
 /*
- * bash running @body after sourcing the watcher, its stdout into @out;
- * each test's lines carry @tag, so that no other test's count.
+ * bash running, with the watcher sourced, "kmsg_watch_start" for the mark
+ * "kc-test: mark N" and the lines "^kc-test: hit N ", then @pre; then in
+ * the background a job that writes the mark and runs @job ("$kmsg_end"
+ * the end's line); then "kmsg_watch_result" and @post. The answer is
+ * printed as "first=", all into @out.
  */
-static int watch(const char *body, char *out, size_t len)
+static int watched_job(int n, const char *pre, const char *job,
+		       const char *post, char *out, size_t len)
 {
+	static const char script[] =
+		"bash -c '. %s/selftests/runner/kmsg-watch.sh && kmsg_watch_start \"kc-test: mark %d ($$)\" \"^kc-test: hit %d \" || exit 1; %s { echo \"kc-test: mark %d ($$)\" > /dev/kmsg; %s } > /dev/null 2>&1 & job=$!; kmsg_watch_result; %s echo \"first=$kmsg_first\"' 2>&1";
 	char cmd[4096];
 
-	snprintf(cmd, sizeof(cmd),
-		 "bash -c '. %s/selftests/runner/kmsg-watch.sh && %s' 2>&1",
-		 kc_top(), body);
+	snprintf(cmd, sizeof(cmd), script, kc_top(), n, n, pre, n, job, post);
 	return kc_run(cmd, out, len);
 }
 
@@ -40,20 +44,18 @@ FIXTURE_TEARDOWN(kmsg)
 /* The seconds from the mark to the line, by the log's clock. */
 TEST_F(kmsg, seconds_from_the_mark_to_the_first_match)
 {
-	char out[512];
+	static const char job[] =
+		"sleep 0.5; echo \"kc-test: hit 1 first ($$)\" > /dev/kmsg; echo \"kc-test: hit 1 second ($$)\" > /dev/kmsg; echo \"$kmsg_end\" > /dev/kmsg;";
+	char out[512], *first, *end;
 	double s;
 
-	ASSERT_EQ(0, watch("kmsg_watch_start \"kc-test: mark 1 ($$)\" \"^kc-test: hit 1 \" || exit 1; "
-			   "echo \"kc-test: hit 1 before ($$)\" > /dev/kmsg; "
-			   "{ echo \"kc-test: mark 1 ($$)\" > /dev/kmsg; sleep 0.5; "
-			   "echo \"kc-test: hit 1 first ($$)\" > /dev/kmsg; "
-			   "echo \"kc-test: hit 1 second ($$)\" > /dev/kmsg; "
-			   "echo \"$kmsg_end\" > /dev/kmsg; } & "
-			   "kmsg_watch_result; wait; echo \"first=$kmsg_first\"",
-			   out, sizeof(out))) TH_LOG("%s", out);
 	/* a matching line before the mark (a last trial's) does not count */
-	ASSERT_NE(NULL, strstr(out, "first="));
-	ASSERT_EQ(1, sscanf(strstr(out, "first="), "first=%lf", &s)) TH_LOG("%s", out);
+	ASSERT_EQ(0, watched_job(1, "echo \"kc-test: hit 1 before ($$)\" > /dev/kmsg;",
+				 job, "wait;", out, sizeof(out))) TH_LOG("%s", out);
+	first = strstr(out, "first=");
+	ASSERT_NE(NULL, first) TH_LOG("%s", out);
+	s = strtod(first + strlen("first="), &end);
+	ASSERT_NE(first + strlen("first="), end) TH_LOG("%s", out);
 	EXPECT_GE(s, 0.5) TH_LOG("%s", out);
 }
 
@@ -62,13 +64,11 @@ TEST_F(kmsg, none_when_the_end_comes_first)
 {
 	char out[512];
 
-	ASSERT_EQ(0, watch("kmsg_watch_start \"kc-test: mark 2 ($$)\" \"^kc-test: hit 2 \" || exit 1; "
-			   "{ echo \"kc-test: mark 2 ($$)\" > /dev/kmsg; "
-			   "echo \"kc-test: miss 2 ($$)\" > /dev/kmsg; "
-			   "echo \"$kmsg_end\" > /dev/kmsg; "
-			   "echo \"kc-test: hit 2 late ($$)\" > /dev/kmsg; } & "
-			   "kmsg_watch_result; wait; echo \"first=$kmsg_first\"",
-			   out, sizeof(out))) TH_LOG("%s", out);
+	static const char job[] =
+		"echo \"kc-test: miss 2 ($$)\" > /dev/kmsg; echo \"$kmsg_end\" > /dev/kmsg; echo \"kc-test: hit 2 late ($$)\" > /dev/kmsg;";
+
+	ASSERT_EQ(0, watched_job(2, "", job, "wait;", out, sizeof(out)))
+		TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "first=none\n")) TH_LOG("%s", out);
 }
 
@@ -81,14 +81,12 @@ TEST_F_TIMEOUT(kmsg, answers_at_the_match_not_at_more_log, 120)
 {
 	char out[512];
 
-	ASSERT_EQ(0, watch("kmsg_watch_start \"kc-test: mark 3 ($$)\" \"^kc-test: hit 3 \" || exit 1; "
-			   "{ echo \"kc-test: mark 3 ($$)\" > /dev/kmsg; "
-			   "echo \"kc-test: hit 3 ($$)\" > /dev/kmsg; sleep 60; "
-			   "echo \"$kmsg_end\" > /dev/kmsg; } > /dev/null 2>&1 & job=$!; "
-			   "kmsg_watch_result; "
-			   "kill -0 $job && echo during || echo after; "
-			   "kill $job; echo \"first=$kmsg_first\"",
-			   out, sizeof(out))) TH_LOG("%s", out);
+	static const char job[] =
+		"echo \"kc-test: hit 3 ($$)\" > /dev/kmsg; sleep 60; echo \"$kmsg_end\" > /dev/kmsg;";
+
+	ASSERT_EQ(0, watched_job(3, "", job,
+				 "kill -0 $job && echo during || echo after; kill $job;",
+				 out, sizeof(out))) TH_LOG("%s", out);
 	EXPECT_NE(NULL, strstr(out, "during\n")) TH_LOG("%s", out);
 	EXPECT_EQ(NULL, strstr(out, "first=none")) TH_LOG("%s", out);
 	EXPECT_EQ(NULL, strstr(out, "first=\n")) TH_LOG("%s", out);
