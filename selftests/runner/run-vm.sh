@@ -108,9 +108,14 @@ if [ -d "$kmods" ] && ! find "$kmods" -name '9p.ko*' | grep -q . &&
 	# buffer's direct read through one kmalloc() of its whole size,
 	# which fails for a module larger than kmalloc() serves (with its
 	# debug info, ours is; finit_module() then hangs
-	# in the request). The results uncached: the host follows them
-	# as the guest writes.
-	for share in hostroot:/:auto "results:$results:none"; do
+	# in the request). And cached for good, as 9p's cache=loose does:
+	# it is read-only and the host does not change it while the VM
+	# runs, and with cache=auto every lookup older than a second goes
+	# back to the daemon, which made a DKMS build of the module in the
+	# guest (thousands of headers looked up per file) outlast its
+	# test. The results uncached: the host follows them as the guest
+	# writes.
+	for share in hostroot:/:always "results:$results:none"; do
 		sock=$(mktemp -u "${TMPDIR:-/tmp}/kc-vfs-XXXXXX.sock")
 		cache=${share##*:} share=${share%:*}
 		"$virtiofsd" --socket-path="$sock" -o source="${share#*:}" \
