@@ -221,9 +221,12 @@ unload
 
 # The budget at its default, where the rate is only a cap: what the
 # workload pays, what the detector says it cost, and what it bought.
+cost_parts="stall handler pool_work armer keeper profile"
+cost_rows=""
 budget_row() {
 	local name=$1 goal=$2 ratios="" ton=0 toff=0 non=0 noff=0 i
-	local f0 s0 v0 cost=0 slowdown ci met
+	local f0 s0 v0 cost=0 slowdown ci met p row
+	local -A part=()
 	f0=$(stat fired); s0=$(stat samples)
 	v0=$(( $(stat visits) + $(stat visits_again) ))
 	for i in $(seq $default_rounds); do
@@ -236,6 +239,9 @@ budget_row() {
 		echo 0 > $sys/enabled
 		# cost_ms starts again at every enable: one round's, summed
 		cost=$((cost + $(stat cost_ms)))
+		for p in $cost_parts; do
+			part[$p]=$(( ${part[$p]:-0} + $(stat cost_${p}_ms) ))
+		done
 		ratios="$ratios $(echo "$1 / $off" | bc -l)"
 		ton=$(echo "$ton + $2" | bc -l)
 		non=$((non + $3))
@@ -251,6 +257,19 @@ budget_row() {
 		"$(echo "($(stat visits) + $(stat visits_again) - $v0) / $ton" | bc -l)" \
 		"$(echo "1000 * $cost / 1000 / $ton / $(nproc)" | bc -l)" \
 		"$slowdown" "$ci" "$goal" $met
+	row=$(printf "%-5s %6s" "$name" "$(cat $sys/overhead_permille)")
+	for p in $cost_parts; do
+		row="$row $(printf "%9.2f" "$(echo "${part[$p]} / ($(stat samples) - $s0 + 0.000001)" | bc -l)")"
+	done
+	cost_rows="$cost_rows$row"$'\n'
+}
+# What the rows' cost was spent on: the budget's parts, per sample.
+cost_table() {
+	echo "## the cost_permille of the rows above by part: ms of CPU time per sample"
+	printf "%-5s %6s" targets budget
+	printf " %9s" $cost_parts
+	echo
+	printf "%s" "$cost_rows"
 }
 echo "## overhead budget at the default settings (sample_rate a cap), then with the cap lifted at budget(s): ${budgets:-none}; $default_rounds rounds of ${block_s} s off then on"
 echo "## cost_permille: the detector's own accounting, of the online CPUs' time while on; fired/s: the rate the budget bought"
@@ -273,6 +292,7 @@ for b in $budgets; do
 	budget_row all 1.08
 	unload
 done
+cost_table
 echo "## arming: a site never armed before (a visit) against re-arming a registered probe (visits=0), hot targets"
 load visits=0
 for f in $hot_funcs; do echo "$f" > $sys/targets 2> /dev/null; done
