@@ -225,7 +225,7 @@ cost_parts="stall handler pool_work armer keeper profile"
 cost_rows=""
 budget_row() {
 	local name=$1 goal=$2 ratios="" ton=0 toff=0 non=0 noff=0 i
-	local f0 s0 v0 cost=0 slowdown ci met p row
+	local f0 s0 v0 cost=0 slowdown ci met p row n
 	local -A part=()
 	f0=$(stat fired); s0=$(stat samples)
 	v0=$(( $(stat visits) + $(stat visits_again) ))
@@ -258,8 +258,9 @@ budget_row() {
 		"$(echo "1000 * $cost / 1000 / $ton / $(nproc)" | bc -l)" \
 		"$slowdown" "$ci" "$goal" $met
 	row=$(printf "%-5s %6s" "$name" "$(cat $sys/overhead_permille)")
+	n=$(( $(stat samples) - s0 ))
 	for p in $cost_parts; do
-		row="$row $(printf "%9.2f" "$(echo "${part[$p]} / ($(stat samples) - $s0 + 0.000001)" | bc -l)")"
+		row="$row $(printf "%9.2f" "$(echo "${part[$p]} / ($n + 0.000001)" | bc -l)")"
 	done
 	cost_rows="$cost_rows$row"$'\n'
 }
