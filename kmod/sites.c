@@ -29,6 +29,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
+#include <asm/unaligned.h>
 
 #include <kcollider/marks.h>
 #include "kcollider.h"
@@ -78,7 +79,7 @@
  * Functions looked up stay known after their ticks stop, the least lately
  * seen forgotten first, those with nothing to pick included (no site and
  * no targeted callee of their own): a lookup (the symbol, the function's
- * sites, a decode of its first bytes for callees) costs the armer far
+ * sites, a scan of its first bytes for callees) costs the armer far
  * more than finding what it knows, and the same functions keep coming
  * back in the ticks. A busy kernel with targets=all runs more functions
  * within a second than a pick's running set holds: a set of that size
@@ -94,6 +95,12 @@
  */
 #define KC_RUNNING_CALLEES	8
 #define KC_CALLEE_SCAN_BYTES	4096
+/* a direct call or jump: an opcode byte and its displacement */
+#define KC_OP_CALL_REL32	0xe8
+#define KC_OP_JMP_REL32		0xe9
+#define KC_OP_JMP_REL8		0xeb
+#define KC_REL32_INSN_LEN	5
+#define KC_REL8_INSN_LEN	2
 /*
  * Of the picks that are not the running code's, half go to the sites that
  * reach some CPU's per-CPU data through per_cpu_ptr(), when there are
@@ -189,6 +196,11 @@ struct kc_range {
 	unsigned int nr_funcs;
 	unsigned int cap_funcs;
 	bool funcs_whole;
+	/*
+	 * Every site lies in a function of funcs, whole or not: a function
+	 * not in it has none, and is not looked up to find that out.
+	 */
+	bool funcs_hold_sites;
 	/* of funcs: kprobes' blacklist looked up and found not to hold it */
 	unsigned long *funcs_cleared;
 	/* the sites that reach per-CPU data through per_cpu_ptr() */
@@ -341,6 +353,7 @@ static void kc_range_push_function(struct kc_range *r, unsigned long start,
 	if (kc_array_room((void **)&r->funcs, r->nr_funcs, &r->cap_funcs,
 			  sizeof(*r->funcs), 1024)) {
 		r->funcs_whole = false;
+		r->funcs_hold_sites = false;
 		return;
 	}
 	r->funcs[r->nr_funcs++] = (u64)(start - r->base) << 32 | (u32)size;
@@ -634,6 +647,7 @@ static struct kc_range *kc_range_new(const char *name, unsigned long base,
 	r->base = base;
 	r->size = size;
 	r->funcs_whole = true;
+	r->funcs_hold_sites = true;
 	return r;
 }
 
@@ -1134,16 +1148,28 @@ static long kc_range_func_index(const struct kc_range *r, unsigned long addr)
 static bool kc_range_function(const struct kc_range *r, unsigned long addr,
 			      unsigned long *start, unsigned long *size)
 {
-	long i;
+	long i = kc_range_func_index(r, addr);
 
-	if (!r->funcs_whole)
-		return kc_symbol_in(addr, kc_running_sym, start, size, true);
-	i = kc_range_func_index(r, addr);
 	if (i < 0)
-		return false;
+		return !r->funcs_whole &&
+		       kc_symbol_in(addr, kc_running_sym, start, size, true);
 	*start = r->base + (r->funcs[i] >> 32);
 	*size = (u32)r->funcs[i];
 	return true;
+}
+
+/*
+ * Under kc_sites_lock: the same, only for a function that may have sites.
+ * A running function's calls are many, and with vmlinux's functions named
+ * exactly most lead out of them: kallsyms would be asked about each.
+ */
+static bool kc_range_site_function(const struct kc_range *r,
+				   unsigned long addr, unsigned long *start,
+				   unsigned long *size)
+{
+	if (r->funcs_hold_sites && kc_range_func_index(r, addr) < 0)
+		return false;
+	return kc_range_function(r, addr, start, size);
 }
 
 /* Under kc_sites_lock: @fn's callee at @start, or NULL. */
@@ -1173,7 +1199,8 @@ static bool kc_running_add_callee(struct kc_running_fn *fn,
 		return false;
 	if (kc_running_callee(fn, target))
 		return false;
-	if (!kc_range_function(r, target, &start, &size) || start != target ||
+	if (!kc_range_site_function(r, target, &start, &size) ||
+	    start != target ||
 	    !kc_range_sites(r, start, start + size, &c->lo, &c->hi))
 		return false;
 	c->range = r;
@@ -1184,30 +1211,53 @@ static bool kc_running_add_callee(struct kc_running_fn *fn,
 }
 
 /*
+ * Where the direct call or jump whose opcode is at @off of the @size
+ * bytes of kc_code, copied from @start, leads; 0 if none starts there.
+ */
+static unsigned long kc_direct_target(unsigned long start, unsigned long off,
+				      unsigned long size)
+{
+	const u8 *p = kc_code + off;
+
+	switch (*p) {
+	case KC_OP_CALL_REL32:
+	case KC_OP_JMP_REL32:
+		if (size - off < KC_REL32_INSN_LEN)
+			return 0;
+		return start + off + KC_REL32_INSN_LEN +
+		       (s32)get_unaligned_le32(p + 1);
+	case KC_OP_JMP_REL8:
+		/* a tail call to a static neighbour */
+		if (size - off < KC_REL8_INSN_LEN)
+			return 0;
+		return start + off + KC_REL8_INSN_LEN + (s8)p[1];
+	}
+	return 0;
+}
+
+/*
  * Under kc_sites_lock: the targeted functions @fn calls or jumps to
- * directly, as far as its first KC_CALLEE_SCAN_BYTES show. The decode
- * buffer is the builds', which the lock serializes.
+ * directly, as far as its first KC_CALLEE_SCAN_BYTES show. Its bytes are
+ * scanned for a call or jmp rather than decoded (under TCG decoding a
+ * function costs the armer more than any other step of a lookup): a byte
+ * read out of step gives a target only the displacement's chance puts on
+ * a targeted function's first byte, and such a callee's picks at worst
+ * expire unrun. The buffer is the builds', which the lock serializes.
  */
 static void kc_running_find_callees(struct kc_running_fn *fn)
 {
 	unsigned long size = min(fn->end - fn->start,
 				 (unsigned long)KC_CALLEE_SCAN_BYTES);
-	unsigned long off, next;
-	struct kc_insn insn;
+	unsigned long off, target;
 
 	fn->nr_callees = 0;
 	if (copy_from_kernel_nofault(kc_code, (void *)fn->start, size))
 		return;
 	for (off = 0; off < size && fn->nr_callees < KC_RUNNING_CALLEES;
-	     off += insn.length) {
-		if (kc_decode(kc_code + off, size - off, &insn))
-			break;
-		if ((insn.flags & (KC_INSN_BRANCH | KC_INSN_REL_TARGET |
-				   KC_INSN_COND)) !=
-		    (KC_INSN_BRANCH | KC_INSN_REL_TARGET))
-			continue;
-		next = fn->start + off + insn.length;
-		kc_running_add_callee(fn, next + insn.rel_target);
+	     off++) {
+		target = kc_direct_target(fn->start, off, size);
+		if (target)
+			kc_running_add_callee(fn, target);
 	}
 }
 
@@ -1671,8 +1721,9 @@ void kc_sites_note_run(unsigned long addr, bool ran, u8 verdict)
 
 /*
  * Under kc_sites_lock: a slot for a callee seen loaded in a full @fn,
- * taken from one only decoded (a direct call may sit on a path that never
- * runs; a loaded pointer is about to be called). None if all were loaded.
+ * taken from one only found in its text (a direct call may sit on a path
+ * that never runs; a loaded pointer is about to be called). None if all
+ * were loaded.
  */
 static void kc_running_free_callee(struct kc_running_fn *fn)
 {
@@ -1690,7 +1741,7 @@ static void kc_running_free_callee(struct kc_running_fn *fn)
  * Under kc_sites_lock: the function at @target, whose address @fn loaded,
  * among @fn's callees, and the targeted functions it calls directly (a
  * body without accesses of its own calls those that it has). A loop that
- * loads the same pointer on every pass decodes it once. Whether @fn's
+ * loads the same pointer on every pass scans it once. Whether @fn's
  * callees changed.
  */
 static bool kc_running_add_loaded(struct kc_running_fn *fn,
@@ -1737,7 +1788,7 @@ static bool kc_running_add_loaded(struct kc_running_fn *fn,
  * through the pointer: a worker's callback, an ops table's method. Such a
  * callee is what the ticks miss most: it returns to an indirect call, and
  * what it tail-calls (a delay, a wake-up) shows in the ticks as called by
- * its caller, so no tick names it and no decode of the caller finds it.
+ * its caller, so no tick names it and no scan of the caller finds it.
  * It becomes a callee of the function at @site, as a direct one is: the
  * picks in that function, the dispatcher's loop, go half to it.
  */

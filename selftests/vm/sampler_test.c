@@ -1546,7 +1546,7 @@ TEST_F_TIMEOUT(engine, picks_reach_the_functions_running_code_calls, 300)
 /*
  * A function called through a pointer is found neither by the ticks (it
  * returns to an indirect call; what it tail-calls shows as called by its
- * caller) nor by a decode of its caller. The planted module's worker calls
+ * caller) nor by a scan of its caller. The planted module's worker calls
  * each scenario's body through a pointer it loads: with the worker and
  * R1's body targeted, a sampled load of that pointer makes the body a
  * callee of the worker.
