@@ -957,14 +957,22 @@ static void kc_refuse_condemned(void)
 		kc_sites_refuse(condemned[i]);
 }
 
-static void kc_keeper_sleep(void)
+/*
+ * Until a kick or KC_KEEPER_IDLE_MS after the round that began at
+ * @round_start; a kick in its first KC_KEEPER_MIN_MS waits out the rest.
+ * One sleep a round when nothing kicks: under TCG a wake-up costs the
+ * keeper about what its round does.
+ */
+static void kc_keeper_sleep(unsigned long round_start)
 {
-	schedule_timeout_interruptible(msecs_to_jiffies(KC_KEEPER_MIN_MS));
+	unsigned long due_at = round_start + msecs_to_jiffies(KC_KEEPER_MIN_MS);
+
 	wait_event_interruptible_timeout(kc_keeper_wait,
 					 READ_ONCE(kc_keeper_due) ||
 					 kthread_should_stop(),
-					 msecs_to_jiffies(KC_KEEPER_IDLE_MS -
-							  KC_KEEPER_MIN_MS));
+					 msecs_to_jiffies(KC_KEEPER_IDLE_MS));
+	if (time_before(jiffies, due_at) && !kthread_should_stop())
+		schedule_timeout_interruptible(due_at - jiffies);
 	WRITE_ONCE(kc_keeper_due, false);
 }
 
@@ -981,6 +989,7 @@ static int kc_keeper_fn(void *unused)
 	while (!kthread_should_stop()) {
 		unsigned int target = READ_ONCE(kc_settings.max_probes) +
 				      KC_RESERVE_EXTRA;
+		unsigned long started = jiffies;
 
 		now = ktime_get_ns();
 		kc_register_ns = min_t(u64, kc_register_ns +
@@ -1002,7 +1011,7 @@ static int kc_keeper_fn(void *unused)
 		 * already) must not keep us spinning.
 		 */
 		if (!added || kc_floor_probes() >= KC_RESERVE_MIN)
-			kc_keeper_sleep();
+			kc_keeper_sleep(started);
 	}
 	return 0;
 }
