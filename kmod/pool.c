@@ -156,14 +156,22 @@ static unsigned long kc_pool_visits_withdrawn;
  * A visit's stale int3 under TCG (see kc_probe_scrub()) is retried by
  * kprobes' handler, unseen by us, until its page is written again: no
  * stale hit tells the keeper. So a visit's page is written again at
- * doubling intervals after its removal, by a work item of its own that
+ * growing intervals after its removal, by a work item of its own that
  * goes on after sampling stops, and its entry is reaped only then:
  * KC_VISIT_SCRUBS writes for a visit that fired (a CPU runs there), fewer
  * (KC_VISIT_COLD_SCRUBS) for one that expired. A page no CPU runs code
- * from costs QEMU nothing to write.
+ * from costs QEMU nothing to write; a page of hot code costs every vCPU
+ * that runs it a new translation per write, a cost the sampled code pays
+ * and the budget does not see. Such a translation comes only from a vCPU
+ * the host held up in the middle of translating the page since before
+ * the removal, rarely for long: the intervals quadruple (the loop a late
+ * one ends lasts at most three times as long as it waited, and the
+ * rescue's watch of the ticks ends one with interrupts on sooner), so
+ * that the last write is as late as with doubling, for half the writes.
  */
-#define KC_VISIT_SCRUBS		10
-#define KC_VISIT_COLD_SCRUBS	4
+#define KC_VISIT_SCRUBS		5
+#define KC_VISIT_COLD_SCRUBS	2
+#define KC_VISIT_SCRUB_FIRST_MS	4
 #define KC_REVISIT_JIFFIES	2
 static void kc_pool_scrub_fn(struct work_struct *work);
 static DECLARE_DELAYED_WORK(kc_pool_scrub_work, kc_pool_scrub_fn);
@@ -198,10 +206,11 @@ static void kc_pool_scrub_soon(unsigned int ms)
 	kc_rescue_expect(delay);
 }
 
-/* A visit's next write: at doubling intervals after its removal. */
+/* A visit's next write: at quadrupling intervals after its removal. */
 static unsigned long kc_visit_scrub_due(const struct kc_probe *p)
 {
-	return p->idle_since + msecs_to_jiffies(2U << p->scrubs);
+	return p->idle_since +
+	       msecs_to_jiffies(KC_VISIT_SCRUB_FIRST_MS << (2 * p->scrubs));
 }
 
 /* counts kc_pool_drop_range(): a pick made before one may be stale */
@@ -975,7 +984,7 @@ static struct notifier_block kc_pool_int3_nb = {
 	.priority = INT_MAX,
 };
 
-/* The doubling writes of visits' pages; it reschedules itself. */
+/* The later writes of visits' pages; it reschedules itself. */
 static void kc_pool_scrub_fn(struct work_struct *work)
 {
 	u64 t0 = ktime_get_ns();
