@@ -7,7 +7,9 @@
 # 14 pipe/VFS functions and timed after COMPARE_WARMUP seconds (2) of
 # sampling the same workload. COMPARE_SET_A and COMPARE_SET_B: sysfs
 # settings (NAME=VALUE ...) written after each load of A or B, so that one
-# module can be compared with itself under two settings.
+# module can be compared with itself under two settings. COMPARE_STATS:
+# further stats keys whose change over each timed run is appended to its
+# line, as KEY VALUE pairs.
 set -u
 a=$1 b=$2
 sys=/sys/kernel/kcollider
@@ -18,6 +20,20 @@ hot_funcs="pipe_read pipe_write vfs_read vfs_write ksys_read ksys_write
 
 stat() { awk -v k="$1" '$1 == k { print $2 }' $kc_stats; }
 counters() { echo "$(stat fired) $(stat samples) $(stat hits) $(stat stall_us)"; }
+extra_stats() {
+	local k
+	for k in ${COMPARE_STATS:-}; do
+		echo "$k $(stat "$k")"
+	done
+}
+# "KEY VALUE ..." before, then after: "KEY change ..."
+extra_changes() {
+	awk -v before="$1" -v after="$2" 'BEGIN {
+		n = split(before, b, " "); split(after, a, " ")
+		for (i = 1; i < n; i += 2)
+			printf " %s %d", b[i], a[i + 1] - b[i + 1]
+	}'
+}
 # Writer and reader pinned to two CPUs: left to the scheduler they share
 # one vCPU in some runs and not in others, and under TCG the time doubles
 # or triples between the two (1.7 s apart against 10 s together).
@@ -69,12 +85,14 @@ for rate in ${COMPARE_RATES:-5 20 100 1000}; do
 				workload
 			done
 			before=$(counters)
+			extra_before=$(extra_stats)
 			on=$(elapsed workload)
 			echo 0 > $sys/enabled
+			extra=$(extra_changes "$extra_before" "$(extra_stats)")
 			set -- $before $(counters)
 			echo "rate $rate round $round module $m off $off on $on" \
 			     "fired $(($5 - $1)) samples $(($6 - $2))" \
-			     "hits $(($7 - $3)) stall_us $(($8 - $4))"
+			     "hits $(($7 - $3)) stall_us $(($8 - $4))$extra"
 			rmmod kcollider || exit 1
 		done
 	done

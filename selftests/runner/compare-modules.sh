@@ -10,7 +10,9 @@
 # build/bench/compare-modules.txt. Environment as for check.sh (VM_IMAGE,
 # KREL, VM_CPUS); COMPARE_RATES, COMPARE_DD_COUNT, COMPARE_ROUNDS (3),
 # COMPARE_WARMUP (at least 2 s of sampling the workload before the timing),
-# COMPARE_SET_A and COMPARE_SET_B (sysfs NAME=VALUE settings for A or B).
+# COMPARE_SET_A and COMPARE_SET_B (sysfs NAME=VALUE settings for A or B),
+# COMPARE_STATS (debugfs stats keys, e.g. "cost_armer_ms armer_rounds":
+# each one's change over the timed runs is printed per sample taken).
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -30,6 +32,7 @@ VM_PIN_VCPUS=${VM_PIN_VCPUS:-1} "$top/selftests/runner/run-vm.sh" -o "$build/res
 	COMPARE_ROUNDS="${COMPARE_ROUNDS:-3}" \
 	COMPARE_WARMUP="${COMPARE_WARMUP:-2}" \
 	COMPARE_SET_A="${COMPARE_SET_A:-}" COMPARE_SET_B="${COMPARE_SET_B:-}" \
+	COMPARE_STATS="${COMPARE_STATS:-}" \
 	"$top/selftests/runner/compare-modules-guest.sh" "$a" "$b" > "$raw" ||
 	{ echo "compare-modules: the VM failed; see $raw" >&2; exit 1; }
 echo "A=$a"
@@ -49,6 +52,10 @@ $1 == "rate" {
 	fired[k] += $12; samples[k] += $14; hits[k] += $16; stall[k] += $18
 	ton[k] += $10
 	if (!(k in seen)) { seen[k] = 1; keys[++nk] = k }
+	for (f = 19; f < NF; f += 2) {
+		extra[k, $f] += $(f + 1)
+		if (!($f in named)) { named[$f] = 1; names[++nn] = $f }
+	}
 }
 END {
 	printf "%-6s %-3s %8s %8s %9s %9s %12s %11s\n", "rate", "mod",
@@ -61,5 +68,19 @@ END {
 		       med(ratio[k]), fired[k] / ton[k],
 		       hits[k] / (fired[k] ? fired[k] : 1),
 		       stall[k] / 1e6 / ton[k]
+	}
+	if (!nn)
+		exit
+	printf "\nper sample taken:\n%-6s %-3s", "rate", "mod"
+	for (j = 1; j <= nn; j++)
+		printf " %14s", names[j]
+	printf "\n"
+	for (i = 1; i <= nk; i++) {
+		k = keys[i]; split(k, p, " ")
+		printf "%-6s %-3s", p[1], toupper(p[2])
+		n = samples[k] ? samples[k] : 1
+		for (j = 1; j <= nn; j++)
+			printf " %14.3f", extra[k, names[j]] / n
+		printf "\n"
 	}
 }' "$raw"
