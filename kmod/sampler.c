@@ -113,10 +113,12 @@ static u64 kc_arm_ns;		/* time spent arming */
 static u64 kc_retire_ns;	/* time spent taking spent probes out */
 static u64 kc_busy_ns;		/* rounds that forced a pause */
 static unsigned long kc_rounds;
+static unsigned long kc_retire_rounds;	/* of them, retiring only */
 static u64 kc_rounds_ns;
 static unsigned long kc_keeper_rounds;
 static u64 kc_keeper_rounds_ns;
 static u64 kc_arm_after_ns;	/* the pause: no arming before this */
+static u64 kc_round_due_ns;	/* when the next whole round is */
 static unsigned long kc_spent_hits_seen;
 
 /* A stale int3 was hit since the keeper's last round. */
@@ -861,6 +863,22 @@ static u64 kc_armer_round(void)
 }
 
 /*
+ * Woken before its next round was due: by a first hit, whose breakpoint is
+ * to be retired or whose page is due its second write. Only that: the
+ * rest of a round (the budget, expiry, arming) has nothing new to do before
+ * the time it planned, and under TCG it costs as much as the wake-up.
+ */
+static u64 kc_armer_retire_round(void)
+{
+	u64 start = ktime_get_ns();
+
+	kc_retire_spent();
+	kc_kick_on_stale();
+	kc_watch_repair_local();
+	return ktime_get_ns() - start;
+}
+
+/*
  * How long until the budget holds the next credit. A whole period after
  * each round instead would lose the time the round took (arming and
  * retiring are slow where text patching waits for other CPUs), and the
@@ -874,17 +892,18 @@ static u64 kc_until_credit_ns(u64 rate)
 }
 
 /*
- * Until the next credit, or a spent probe wakes us. Patching text can be
+ * How long after a whole round the next is due: at the next credit, unless
+ * nothing can be armed then. A spent probe wakes us before that for a
+ * round that only retires (kc_armer_retire_round()). Patching text can be
  * slow (under TCG each patch waits for every CPU): a rate the
  * machine cannot patch for must not turn a real-time thread into a CPU
  * hog, so after a round that worked longer than the wait, arming pauses
  * as long; retiring does not: a spent probe traps on every pass until it
  * is out.
  */
-static void kc_armer_sleep(u64 worked)
+static u64 kc_round_wait_ns(u64 worked)
 {
 	u64 wait = kc_until_credit_ns(kc_paced_rate());
-	ktime_t t;
 
 	if (!READ_ONCE(kc_running) || kc_stall_over_budget())
 		wait = KC_ARMER_IDLE_MS * NSEC_PER_MSEC;
@@ -902,6 +921,18 @@ static void kc_armer_sleep(u64 worked)
 		wait = worked;
 		kc_arm_after_ns = ktime_get_ns() + worked;
 	}
+	return wait;
+}
+
+/* After a whole round (@whole), or a retiring one that keeps its time. */
+static void kc_armer_sleep(u64 worked, bool whole)
+{
+	u64 now = ktime_get_ns(), wait;
+	ktime_t t;
+
+	if (whole)
+		kc_round_due_ns = now + kc_round_wait_ns(worked);
+	wait = kc_round_due_ns > now ? kc_round_due_ns - now : 0;
 	/* a removal's second write, whose thread waits for it */
 	wait = min_t(u64, wait, max_t(u64, kc_pool_settle_in_ns(),
 				     50 * NSEC_PER_USEC));
@@ -922,12 +953,16 @@ static void kc_armer_sleep(u64 worked)
 static int kc_armer_fn(void *unused)
 {
 	u64 worked;
+	bool whole;
 
 	while (!kthread_should_stop()) {
-		worked = kc_armer_round();
+		whole = ktime_get_ns() >= kc_round_due_ns;
+		worked = whole ? kc_armer_round() : kc_armer_retire_round();
 		WRITE_ONCE(kc_rounds, kc_rounds + 1);
+		if (!whole)
+			WRITE_ONCE(kc_retire_rounds, kc_retire_rounds + 1);
 		WRITE_ONCE(kc_rounds_ns, kc_rounds_ns + worked);
-		kc_armer_sleep(worked);
+		kc_armer_sleep(worked, whole);
 	}
 	return 0;
 }
@@ -1075,6 +1110,7 @@ int kc_sampler_start(void)
 
 	kc_last_ns = ktime_get_ns();
 	kc_arm_after_ns = 0;
+	kc_round_due_ns = 0;
 	kc_limit = KC_LIMIT_PATCHING;
 	kc_stall_seen_ns = kc_last_ns;
 	kc_stall_seen_us = atomic_long_read(&kc_stats.stall_us);
@@ -1147,7 +1183,8 @@ void kc_sampler_stats(struct seq_file *m)
 		   "budget_pace_permille %u\ncost_permille %u\n"
 		   "budget_periods_over %lu\ncost_ms %llu\nbudget_ms %llu\n"
 		   "rate_bought %u\narmer_rounds %lu\n"
-		   "armer_round_us_mean %llu\nkeeper_rounds %lu\n"
+		   "armer_round_us_mean %llu\narmer_retire_rounds %lu\n"
+		   "keeper_rounds %lu\n"
 		   "keeper_round_us_mean %llu\nbudget_balance_us %lld\n",
 		   kc_sum(offsetof(struct kc_cpu_counts, hits)),
 		   kc_sampler_fired(),
@@ -1169,6 +1206,7 @@ void kc_sampler_stats(struct seq_file *m)
 		   READ_ONCE(kc_rate_bought), READ_ONCE(kc_rounds),
 		   kc_rounds ? div_u64(READ_ONCE(kc_rounds_ns),
 				       kc_rounds * 1000) : 0,
+		   READ_ONCE(kc_retire_rounds),
 		   READ_ONCE(kc_keeper_rounds),
 		   kc_keeper_rounds ? div_u64(READ_ONCE(kc_keeper_rounds_ns),
 					      kc_keeper_rounds * 1000) : 0,
