@@ -3,7 +3,8 @@
  * /sys/kernel/debug/kcollider/: "reports", the report log the CLI reads
  * without parsing the console; "control", which takes the words syzkaller
  * writes to KCSAN's control file ("on", "off") plus target specs; "stats",
- * the counters; "arm_latency_ns" and "visited", for the benchmarks;
+ * the counters; "running", the functions the sampler takes as running;
+ * "arm_latency_ns" and "visited", for the benchmarks;
  * "watched", the ranges recently watched, and "rescue_selftest",
  * "loop_selftest", "silent_selftest", "cpusync_selftest",
  * "idle_selftest", "ackscan_selftest" and "hotplug_selftest", for the
@@ -110,6 +111,19 @@ static int kc_visited_open(struct inode *inode, struct file *file)
 static const struct file_operations kc_visited_fops = {
 	.owner = THIS_MODULE,
 	.open = kc_visited_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+};
+
+static int kc_running_open(struct inode *inode, struct file *file)
+{
+	return single_open_size(file, kc_sites_running_show, NULL, 16384);
+}
+
+static const struct file_operations kc_running_fops = {
+	.owner = THIS_MODULE,
+	.open = kc_running_open,
 	.read = seq_read,
 	.llseek = seq_lseek,
 	.release = single_release,
@@ -301,6 +315,8 @@ int kc_debugfs_init(void)
 			    &kc_watched_fops);
 	debugfs_create_file("visited", 0400, kc_debugfs_dir, NULL,
 			    &kc_visited_fops);
+	debugfs_create_file("running", 0400, kc_debugfs_dir, NULL,
+			    &kc_running_fops);
 	debugfs_create_file("stats", 0444, kc_debugfs_dir, NULL,
 			    &kc_stats_fops);
 	debugfs_create_file("rescue_selftest", 0400, kc_debugfs_dir,

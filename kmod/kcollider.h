@@ -363,6 +363,7 @@ unsigned long kc_sites_total(void);
 bool kc_sites_addr_atomic(unsigned long addr, unsigned int size);
 bool kc_sites_remote(unsigned long addr);
 void kc_sites_stats(struct seq_file *m);
+int kc_sites_running_show(struct seq_file *m, void *v);
 bool kc_insn_is_site(const struct kc_insn *insn, unsigned long addr);
 struct module *kc_module_get(const char *name);
 
@@ -378,7 +379,8 @@ unsigned long kc_lookup_function(const char *name);
 void kc_profile_init(void);
 void kc_profile_start(void);
 void kc_profile_stop(void);
-unsigned int kc_profile_take(unsigned long *frames, unsigned long max_age);
+unsigned int kc_profile_take(unsigned long *frames, unsigned long max_age,
+			     bool *slept);
 u64 kc_profile_ns(void);
 bool kc_profile_cpu_idle(unsigned int cpu);
 void kc_profile_budget(u64 budget_ns);

@@ -12,6 +12,13 @@
  * the instruction: a tick often lands in a helper (a delay, a copy, a
  * lock) called by the targeted function.
  *
+ * Code that runs in bursts and blocks between them (a thread pacing
+ * itself with a timer, a driver waiting for its device, a path that takes
+ * a sleeping lock) is seldom what a tick interrupts, however often it
+ * runs: the tick finds its CPU idle or running another task. A blocked
+ * task's stack says where it ran last, so the tasks that ran lately and
+ * block now are heard too (see KC_SLEEPERS_PERIOD_MS).
+ *
  * The timer's callback is hard interrupt context on every kernel,
  * PREEMPT_RT included: it writes its own CPU's ring and nothing else. A
  * reader on another CPU may read an entry while it is rewritten and get
@@ -26,8 +33,11 @@
 #include <linux/kprobes.h>
 #include <linux/percpu.h>
 #include <linux/random.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/task_stack.h>
 #include <linux/smp.h>
 
 #include "kcollider.h"
@@ -67,6 +77,34 @@ struct kc_profile_cpu {
 };
 
 static DEFINE_PER_CPU(struct kc_profile_cpu, kc_profile);
+
+/*
+ * Every KC_SLEEPERS_PERIOD_MS, when the sampler takes the ticks, a walk
+ * over the tasks unwinds up to KC_SLEEPERS_MAX of those that ran since the
+ * last walk and block now, uniform among them: their frames below the
+ * scheduler's are code that ran. The walk runs in the sampler's context,
+ * whose time the overhead budget counts; its size bounds its cost.
+ */
+#define KC_SLEEPERS_PERIOD_MS	250
+#define KC_SLEEPERS_MAX		8
+/*
+ * The function that blocked and its caller (a sleep or wait helper outside
+ * the scheduler's text, msleep() say, calls the scheduler for it); the
+ * frames further out are a thread's loop or a system call's way in, which
+ * ran once, long ago.
+ */
+#define KC_SLEEPER_DEPTH	2
+
+static struct kc_profile_entry kc_sleepers[KC_SLEEPERS_MAX];
+static unsigned int kc_nr_sleepers;
+static unsigned int kc_sleepers_taken;
+static unsigned long kc_sleepers_walked;	/* jiffies of the last walk */
+static u64 kc_sleepers_since;		/* local_clock() of the last walk */
+static unsigned int kc_sleepers_found;	/* the last walk's candidates */
+static unsigned long kc_sleepers_walks;
+static unsigned long kc_sleepers_noted;
+static unsigned int (*kc_save_tsk)(struct task_struct *t, unsigned long *store,
+				   unsigned int size, unsigned int skipnr);
 /* the reader's: how far into each CPU's ring it has taken, whose turn */
 static DEFINE_PER_CPU(unsigned int, kc_profile_taken);
 static unsigned int kc_profile_turn;
@@ -157,6 +195,10 @@ void kc_profile_start(void)
 {
 	WRITE_ONCE(kc_profile_period_us, KC_PROFILE_TICK_US);
 	kc_profile_seen_ns = kc_profile_ns();
+	kc_nr_sleepers = 0;
+	kc_sleepers_found = 0;
+	kc_sleepers_since = local_clock();
+	kc_sleepers_walked = jiffies;
 	WRITE_ONCE(kc_profile_on, true);
 	on_each_cpu(kc_profile_start_local, NULL, 1);
 }
@@ -194,14 +236,95 @@ static struct kc_profile_entry *kc_profile_untaken(unsigned int cpu,
 	return NULL;
 }
 
+/* Whether @t ran since @since and blocks now: where it sleeps from ran. */
+static bool kc_sleeper_candidate(struct task_struct *t, u64 since)
+{
+	if (t == current || (READ_ONCE(t->flags) & (PF_IDLE | PF_EXITING)) ||
+	    task_is_running(t))
+		return false;
+#ifdef CONFIG_SCHED_INFO
+	return (s64)(READ_ONCE(t->sched_info.last_arrival) - since) > 0;
+#else
+	return false;
+#endif
+}
+
+/*
+ * @t's innermost frames outside the scheduler and the locks (the unwinder
+ * leaves those out) into @e; whether it has any. A task that wakes meanwhile
+ * gives the unwinder a stack in motion: the walk is bounded and checked,
+ * and at worst gives frames that do not run.
+ */
+static bool kc_sleeper_note(struct kc_profile_entry *e, struct task_struct *t)
+{
+	unsigned long frames[KC_SLEEPER_DEPTH];
+	unsigned int n, i;
+
+	n = kc_save_tsk(t, frames, ARRAY_SIZE(frames), 0);
+	if (!n)
+		return false;
+	for (i = 0; i < KC_PROFILE_DEPTH; i++)
+		e->frames[i] = i < n ? frames[i] : 0;
+	e->stamp = jiffies;
+	return true;
+}
+
+static void kc_sleepers_walk(void)
+{
+	struct task_struct *p, *t;
+	unsigned int found = 0, n = 0;
+	u64 since = kc_sleepers_since;
+
+	kc_sleepers_since = local_clock();
+	rcu_read_lock();
+	for_each_process_thread(p, t) {
+		if (!kc_sleeper_candidate(t, since))
+			continue;
+		found++;
+		/* the last walk's count makes the draw uniform, near enough */
+		if (n == KC_SLEEPERS_MAX ||
+		    (kc_sleepers_found > KC_SLEEPERS_MAX &&
+		     get_random_u32() % kc_sleepers_found >= KC_SLEEPERS_MAX))
+			continue;
+		n += kc_sleeper_note(&kc_sleepers[n], t);
+	}
+	rcu_read_unlock();
+	kc_sleepers_found = found;
+	kc_nr_sleepers = n;
+	kc_sleepers_taken = 0;
+	WRITE_ONCE(kc_sleepers_walks, kc_sleepers_walks + 1);
+	WRITE_ONCE(kc_sleepers_noted, kc_sleepers_noted + n);
+}
+
+/* A sleeper's frames not taken before, walking first when one is due. */
+static struct kc_profile_entry *kc_sleeper_untaken(unsigned long max_age)
+{
+	struct kc_profile_entry *e;
+
+	if (!kc_save_tsk)
+		return NULL;
+	if (time_after_eq(jiffies, kc_sleepers_walked +
+				   msecs_to_jiffies(KC_SLEEPERS_PERIOD_MS))) {
+		kc_sleepers_walked = jiffies;
+		kc_sleepers_walk();
+	}
+	while (kc_sleepers_taken < kc_nr_sleepers) {
+		e = &kc_sleepers[kc_sleepers_taken++];
+		if (!time_after(jiffies, e->stamp + max_age))
+			return e;
+	}
+	return NULL;
+}
+
 /*
  * The frames of a tick not taken before, at most @max_age jiffies old;
  * the number copied into @frames (KC_PROFILE_DEPTH of them), 0 when every
- * tick was taken. The CPUs take turns, so that each busy one is heard
- * when a caller takes only a few. One caller at a time: the sites' lock
- * serializes them.
+ * tick was taken; @slept says whether they are a blocked task's. The CPUs take turns, so that each busy one is heard
+ * when a caller takes only a few; the sleepers come after them. One
+ * caller at a time: the sites' lock serializes them.
  */
-unsigned int kc_profile_take(unsigned long *frames, unsigned long max_age)
+unsigned int kc_profile_take(unsigned long *frames, unsigned long max_age,
+			     bool *slept)
 {
 	struct kc_profile_entry *e = NULL;
 	unsigned int cpu, k, i, n = 0;
@@ -214,6 +337,9 @@ unsigned int kc_profile_take(unsigned long *frames, unsigned long max_age)
 		if (cpu_online(cpu))
 			e = kc_profile_untaken(cpu, max_age);
 	}
+	*slept = !e;
+	if (!e)
+		e = kc_sleeper_untaken(max_age);
 	if (!e)
 		return 0;
 	for (i = 0; i < KC_PROFILE_DEPTH; i++) {
@@ -264,12 +390,14 @@ void kc_profile_stats(struct seq_file *m)
 	seq_printf(m, "profile_ticks %llu\nprofile_noted %llu\n"
 		   "profile_ms %llu\nprofile_callers %u\n"
 		   "profile_period_us %u\nprofile_period_min_us %u\n"
-		   "profile_period_max_us %u\n",
+		   "profile_period_max_us %u\n"
+		   "profile_sleeper_walks %lu\nprofile_sleepers %lu\n",
 		   kc_profile_sum(offsetof(struct kc_profile_cpu, ticks)),
 		   kc_profile_sum(offsetof(struct kc_profile_cpu, noted)),
 		   div_u64(kc_profile_ns(), NSEC_PER_MSEC), !!kc_save_regs,
 		   READ_ONCE(kc_profile_period_us), KC_PROFILE_TICK_US,
-		   KC_PROFILE_SLOW_US);
+		   KC_PROFILE_SLOW_US, READ_ONCE(kc_sleepers_walks),
+		   READ_ONCE(kc_sleepers_noted));
 }
 
 void kc_profile_init(void)
@@ -278,6 +406,7 @@ void kc_profile_init(void)
 
 	/* not exported; without it, the interrupted instruction alone */
 	kc_save_regs = (void *)kc_lookup_function("stack_trace_save_regs");
+	kc_save_tsk = (void *)kc_lookup_function("stack_trace_save_tsk");
 	for_each_possible_cpu(cpu) {
 		struct hrtimer *t = &per_cpu_ptr(&kc_profile, cpu)->timer;
 

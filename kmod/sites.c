@@ -152,6 +152,7 @@ struct kc_running_fn {
 	unsigned long seen;		/* jiffies of its last tick */
 	unsigned long last_loaded;	/* kc_sites_note_loaded()'s last */
 	bool worth;			/* sites or callees to pick from */
+	bool slept;			/* last seen blocked, not ticked */
 	unsigned int nr_callees;
 	struct kc_callee callees[KC_RUNNING_CALLEES];
 };
@@ -1291,9 +1292,11 @@ static void kc_running_look_up(struct kc_running_fn *slot,
 }
 
 /* Under kc_sites_lock: @fn seen again; itself if it has sites to pick. */
-static struct kc_running_fn *kc_running_seen(struct kc_running_fn *fn)
+static struct kc_running_fn *kc_running_seen(struct kc_running_fn *fn,
+					     bool slept)
 {
 	fn->seen = jiffies;
+	fn->slept = slept;
 	return fn->worth ? fn : NULL;
 }
 
@@ -1383,7 +1386,7 @@ static struct kc_running_fn *kc_running_victim(unsigned int *fresh)
  * is full of fresh ones.
  */
 static struct kc_running_fn *kc_running_note(struct kc_range *r,
-					     unsigned long pc,
+					     unsigned long pc, bool slept,
 					     unsigned int *fresh)
 {
 	struct kc_running_fn *fn = kc_running_find(pc), *slot;
@@ -1391,7 +1394,7 @@ static struct kc_running_fn *kc_running_note(struct kc_range *r,
 	u64 t0;
 
 	if (fn && fn->range == r)
-		return kc_running_seen(fn);
+		return kc_running_seen(fn, slept);
 	slot = kc_running_victim(fresh);
 	if (!slot)
 		return NULL;
@@ -1412,7 +1415,7 @@ static struct kc_running_fn *kc_running_note(struct kc_range *r,
 	 * uncounted: a count too low costs the next miss a scan, no more.
 	 */
 	*fresh += slot->worth;
-	return kc_running_seen(slot);
+	return kc_running_seen(slot, slept);
 }
 
 /* Under kc_sites_lock: the targeted frames of the ticks not taken noted. */
@@ -1421,15 +1424,17 @@ static void kc_running_refresh(void)
 	unsigned long frames[KC_PROFILE_DEPTH];
 	unsigned int n, i, ticks, fresh = 0;
 	struct kc_range *r;
+	bool slept;
 
 	for (ticks = 0; ticks < KC_RUNNING_TICKS; ticks++) {
 		n = kc_profile_take(frames,
-				    msecs_to_jiffies(KC_RUNNING_AGE_MS));
+				    msecs_to_jiffies(KC_RUNNING_AGE_MS),
+				    &slept);
 		if (!n)
 			break;
 		for (i = 0; i < n; i++) {
 			r = frames[i] ? kc_range_at(frames[i]) : NULL;
-			if (r && kc_running_note(r, frames[i], &fresh))
+			if (r && kc_running_note(r, frames[i], slept, &fresh))
 				break;
 		}
 	}
@@ -1803,7 +1808,7 @@ void kc_sites_note_loaded(unsigned long site, unsigned long word)
 	site_range = kc_range_at(site);
 	if (!r || !site_range)
 		goto out;
-	fn = kc_running_note(site_range, site, &fresh);
+	fn = kc_running_note(site_range, site, false, &fresh);
 	if (!fn || (word >= fn->start && word < fn->end))
 		goto out;
 	if (kc_running_add_loaded(fn, r, word))
@@ -1909,6 +1914,27 @@ bool kc_sites_addr_atomic(unsigned long addr, unsigned int size)
 unsigned long kc_sites_total(void)
 {
 	return READ_ONCE(kc_nr_sites);
+}
+
+/*
+ * The functions the picks take as running now, one a line: the function,
+ * then "blocked" where a task blocked there was its last sighting rather
+ * than a tick or a hit.
+ */
+int kc_sites_running_show(struct seq_file *m, void *v)
+{
+	const struct kc_running_fn *fn;
+	unsigned int i;
+
+	mutex_lock(&kc_sites_lock);
+	for (i = 0; i < KC_RUNNING_KNOWN; i++) {
+		fn = &kc_running[i];
+		if (kc_running_fresh(fn))
+			seq_printf(m, "%ps%s\n", (void *)fn->start,
+				   fn->slept ? " blocked" : "");
+	}
+	mutex_unlock(&kc_sites_lock);
+	return 0;
 }
 
 void kc_sites_stats(struct seq_file *m)

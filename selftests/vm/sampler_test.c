@@ -1573,6 +1573,55 @@ TEST_F_TIMEOUT(engine, picks_reach_the_functions_running_code_loads, 300)
 }
 
 /*
+ * Whether the sampler's running set holds @fn, last seen where a task
+ * blocked in it.
+ */
+static bool running_blocked(const char *fn)
+{
+	char *line, *save = NULL;
+
+	if (kc_read_path(KCOLLIDER_DEBUGFS_DIR "/running", buf, sizeof(buf)) < 0)
+		return false;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
+		if (!strncmp(line, fn, strlen(fn)) && line[strlen(fn)] == ' ' &&
+		    strstr(line, " blocked"))
+			return true;
+	return false;
+}
+
+/*
+ * A function that runs in short bursts and blocks between them is seldom
+ * what a tick interrupts, however often it runs. R26's late writer sleeps
+ * 5-6 ms twice a round: with it targeted and R26 running, the sampler
+ * takes it as running because its task blocked there, and picks it as
+ * running code.
+ */
+TEST_F_TIMEOUT(engine, picks_reach_the_functions_tasks_block_in, 300)
+{
+	bool seen = false;
+	int i;
+
+	ASSERT_EQ(0, load_planted());
+	ASSERT_EQ(0, kc_write_attr("targets", "kc_planted:kc_r26_write_late"));
+	ASSERT_EQ(0, kc_enable());
+	for (i = 0; i < 100 && !seen; i++) {
+		ASSERT_EQ(0, kc_write_file("/sys/kernel/debug/kc_planted/run",
+					   "r26 300"));
+		seen = running_blocked("kc_r26_write_late");
+	}
+	ASSERT_TRUE(seen) {
+		kc_read_stats(buf, sizeof(buf));
+		TH_LOG("%s", buf);
+	}
+	ASSERT_GT(kc_stat("profile_sleepers"), 0);
+	ASSERT_GT(kc_stat("picks_running"), 0);
+	ASSERT_EQ(0, kc_write_attr("enabled", "0"));
+	ASSERT_EQ(0, kprobes_enabled());
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+}
+
+/*
  * Sampling on, R8 run in short rounds until the pool has made @want new
  * visits or a hundred rounds went by; sampling off. Returns the visits.
  */
