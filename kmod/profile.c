@@ -236,17 +236,28 @@ static struct kc_profile_entry *kc_profile_untaken(unsigned int cpu,
 	return NULL;
 }
 
+/*
+ * When @t last ran, in local_clock()'s time: when it last arrived on a
+ * CPU, or without the scheduler's info (tinyconfig-based kernels), its
+ * last runtime update, in the task clock, which falls behind this one by
+ * interrupt and steal time only where those are accounted apart.
+ */
+static u64 kc_task_ran_at(struct task_struct *t)
+{
+#ifdef CONFIG_SCHED_INFO
+	return READ_ONCE(t->sched_info.last_arrival);
+#else
+	return READ_ONCE(t->se.exec_start);
+#endif
+}
+
 /* Whether @t ran since @since and blocks now: where it sleeps from ran. */
 static bool kc_sleeper_candidate(struct task_struct *t, u64 since)
 {
 	if (t == current || (READ_ONCE(t->flags) & (PF_IDLE | PF_EXITING)) ||
 	    task_is_running(t))
 		return false;
-#ifdef CONFIG_SCHED_INFO
-	return (s64)(READ_ONCE(t->sched_info.last_arrival) - since) > 0;
-#else
-	return false;
-#endif
+	return (s64)(kc_task_ran_at(t) - since) > 0;
 }
 
 /*
