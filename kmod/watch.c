@@ -994,8 +994,14 @@ static int kc_ackscan_holder(void *arg)
 		while (atomic_read(&t->state) == KC_ACKSCAN_HOLDING &&
 		       ktime_get_mono_fast_ns() < end)
 			cpu_relax();
-	local_irq_restore(flags);
+	/*
+	 * Done before the interrupts are back: the arming IPI's ack comes
+	 * after, and a poller that sees it sees this too. Held until the
+	 * deadline, the other order let a late poller find the watch
+	 * complete while the state still said held.
+	 */
 	atomic_set(&t->state, KC_ACKSCAN_DONE);
+	local_irq_restore(flags);
 	return 0;
 }
 
