@@ -250,6 +250,7 @@ static int kc_stats_show(struct seq_file *m, void *v)
 		   "stall_sleep_late_us %ld\nloop_waits %ld\n"
 		   "watch_full %ld\nwatch_partial %ld\n"
 		   "watch_idle_joined %ld\nwindow_partial %ld\n"
+		   "changed_arming %ld\n"
 		   "races %ld\nunknown_origin %ld\n"
 		   "reports_suppressed %ld\nreports_lost %ld\n"
 		   "dr_repaired %ld\nlate_traps %ld\n"
@@ -269,6 +270,7 @@ static int kc_stats_show(struct seq_file *m, void *v)
 		   atomic_long_read(&s->watch_partial),
 		   atomic_long_read(&s->watch_idle_joined),
 		   atomic_long_read(&s->window_partial),
+		   atomic_long_read(&s->changed_arming),
 		   atomic_long_read(&s->races),
 		   atomic_long_read(&s->unknown_origin),
 		   atomic_long_read(&s->reports_suppressed),

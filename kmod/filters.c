@@ -234,15 +234,38 @@ static void kc_counter_learn(const struct kc_report *r)
 }
 
 /*
+ * A count that went up under a sampled increment before the watch held
+ * everywhere: its writer ran on a CPU the watch had not reached and has no
+ * name. Such changes were not compared at all once; judged as the pair of
+ * increments they most likely are, on the site's and the location's
+ * history, they keep a busy statistics counter from becoming one-sided
+ * reports. A count seen decremented, reset or decided on stays harmful.
+ */
+static bool kc_is_lossy_unseen(const struct kc_report *r)
+{
+	const struct kc_side *a = &r->sampled;
+
+	return r->changed_arming && kc_counter_amount(a) > 0 &&
+	       !kc_counter_decided(a) && kc_value_went_up(r) &&
+	       kc_history_clean(a->ip) && kc_history_clean(r->addr);
+}
+
+/*
  * DataCollider's statistics counter: a location only ever incremented,
- * whose exact value nobody relies on. Never decided without the racer: a
- * one-sided report's other side may be the decrement of a reference count.
+ * whose exact value nobody relies on. Otherwise never decided without the
+ * racer: a one-sided report's other side may be the decrement of a
+ * reference count.
  */
 static bool kc_is_lossy_counter(const struct kc_report *r)
 {
 	const struct kc_side *a = &r->sampled, *b = &r->racer;
 
-	if (!r->has_racer || !kc_same_increment(a, b) ||
+	if (!r->has_racer) {
+		if (kc_is_lossy_unseen(r))
+			return true;
+		goto no;
+	}
+	if (!kc_same_increment(a, b) ||
 	    kc_counter_decided(a) || kc_counter_decided(b) ||
 	    !kc_value_went_up(r))
 		goto no;
@@ -382,41 +405,38 @@ static u64 kc_consumer_mask(const struct kc_side *s, unsigned long next)
  * The bits of the sampled field the racer's own store changed from the
  * window's start: the watched bytes read in its #DB, right after it.
  */
-static bool kc_racer_stored_bits(const struct kc_report *r,
-				 const struct kc_side *w, u64 *bits)
+static u64 kc_racer_stored_bits(const struct kc_report *r,
+				const struct kc_side *w)
 {
 	unsigned long shift = r->addr - r->watch_addr;
 	u64 trap_value;
 
 	if (!w->has_trap_value || r->addr < r->watch_addr ||
 	    shift + r->size > sizeof(trap_value))
-		return false;
+		return 0;
 	memcpy(&trap_value, w->trap_around + KC_TRAP_BEFORE, sizeof(trap_value));
-	*bits = ((trap_value >> (8 * shift)) ^ r->old_value) &
-		kc_size_mask(r->size);
-	return true;
+	return ((trap_value >> (8 * shift)) ^ r->old_value) &
+	       kc_size_mask(r->size);
 }
 
 /*
  * Bits the write side can have changed: what its RMW touches, what its
  * store left in memory, and what the value line shows changed. A plain
  * store (of a computed value, say) has no mask: the value it left, read
- * in the #DB, and the value line judge it; without the former only a
- * window watched everywhere from start to end will do.
+ * in the #DB, and the value line, which spans the whole stall from before
+ * the arming, judge it.
  */
 static bool kc_written_bits(const struct kc_report *r, const struct kc_side *w,
 			    u64 *changed)
 {
 	u64 diff = (r->old_value ^ r->new_value) & kc_size_mask(r->size);
-	u64 stored = 0;
-	bool have_stored = kc_racer_stored_bits(r, w, &stored);
 
-	*changed = (r->values_valid || have_stored ? diff : 0) | stored;
+	*changed = diff | kc_racer_stored_bits(r, w);
 	if (w->access == KC_ACC_RW && kc_rmw_mask(w, r->size)) {
 		*changed |= kc_rmw_mask(w, r->size);
 		return true;
 	}
-	return (r->values_valid || have_stored) && (w->access & KC_ACC_WRITE);
+	return w->access & KC_ACC_WRITE;
 }
 
 /* The tester's mask, when one side only tests constant bits. */
@@ -438,7 +458,7 @@ static bool kc_is_other_bits(const struct kc_report *r)
 
 	if (!r->has_racer) {
 		/* one-sided: the value line is all there is */
-		if (!r->values_valid || r->sampled.access != KC_ACC_READ)
+		if (r->sampled.access != KC_ACC_READ)
 			return false;
 		changed = (r->old_value ^ r->new_value) &
 			  kc_size_mask(r->size);
@@ -453,9 +473,7 @@ static bool kc_is_other_bits(const struct kc_report *r)
 	changed = kc_rmw_mask(&r->sampled, r->size);
 	if (r->sampled.access != KC_ACC_RW || !tested || !changed)
 		return false;
-	if (r->values_valid)
-		changed |= (r->old_value ^ r->new_value) &
-			   kc_size_mask(r->size);
+	changed |= (r->old_value ^ r->new_value) & kc_size_mask(r->size);
 	return !(tested & changed);
 }
 

@@ -100,7 +100,8 @@ struct kc_stats {
 	atomic_long_t watch_full;
 	atomic_long_t watch_partial;
 	atomic_long_t watch_idle_joined;	/* full with an idle CPU's IPI due */
-	atomic_long_t window_partial;	/* never complete: values not compared */
+	atomic_long_t window_partial;	/* never watched on every CPU */
+	atomic_long_t changed_arming;	/* values moved before it held */
 	atomic_long_t races;
 	atomic_long_t unknown_origin;
 	atomic_long_t reports_suppressed;
@@ -214,7 +215,11 @@ struct kc_report {
 	 * task_struct: the scheduler's wakeup of that very task touches it.
 	 */
 	bool own_task_slept;
-	bool values_valid;		/* old/new read while fully watched */
+	/*
+	 * The value moved before the watch held on every CPU, and old_value
+	 * is the one read before arming (struct kc_window in stall.c).
+	 */
+	bool changed_arming;
 	/*
 	 * An unaligned access is watched through the aligned range that
 	 * covers it; a trap there may be a neighbour's access, told apart

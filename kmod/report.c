@@ -595,6 +595,8 @@ static void kc_out_tool_lines(const struct kc_report *r, u64 seq,
 	       r->online_cpus);
 	if (r->watch_addr != r->addr || r->watch_len != r->size)
 		kc_out(" cover=0x%lx/%u", r->watch_addr, r->watch_len);
+	if (r->changed_arming)
+		kc_out(" changed=arming");
 	kc_out("\n");
 	kc_out("%s%s: sampled=%s sampled_irqs=%s", KC_REPORT_TOOL_LINE,
 	       KC_REPORT_KEY_CONTEXT, kc_ctx_names[s->ctx],

@@ -717,16 +717,22 @@ static u64 kc_now_us(void)
 }
 
 /*
- * The value a window compares against: read once every online CPU watches
- * the address. A write made before the last CPU armed has no racer to
- * name and is not "behind the thread's back"; counting it would turn the
- * arming latency of a loaded host into one-sided reports.
+ * The values a window compares. @baseline is read once every online CPU
+ * watches the address: a change after it and no trap means a writer the
+ * watch could not see (an alias), or a trap still on its way (TCG), which
+ * is awaited. @first is read before arming: a change between the two was
+ * made by a CPU the watch had not reached yet, while the sampled thread
+ * stood at its access, and is as much a race as one in the window (KCSAN,
+ * whose watchpoints take at once, compares from its own start too). Under
+ * TCG the acknowledgements take as long as a window, and a racer a few
+ * microseconds behind the sampled thread lands in them.
  */
 struct kc_window {
 	struct kc_slot *slot;
 	unsigned long addr;
 	unsigned int size;
 	bool complete;
+	u64 first;
 	u64 baseline;
 };
 
@@ -828,6 +834,28 @@ static void kc_await_trap(struct kc_window *w, bool sleep)
 		atomic_long_inc(&kc_stats.traps_awaited);
 }
 
+/*
+ * What the window's values say, into @r (struct kc_window's comment). The
+ * sampled task's own task_struct is left out before the watch held: its
+ * sleep there, awaiting the acknowledgements, is the detector's doing.
+ */
+static void kc_window_values(const struct kc_window *w, struct kc_report *r)
+{
+	r->old_value = w->baseline;
+	if (w->complete) {
+		r->armed_cpus = max(r->armed_cpus, r->online_cpus);
+		r->value_changed = w->baseline != r->new_value;
+	} else {
+		atomic_long_inc(&kc_stats.window_partial);
+	}
+	if (r->value_changed || w->first == r->new_value || r->own_task_slept)
+		return;
+	r->old_value = w->first;
+	r->value_changed = true;
+	r->changed_arming = true;
+	atomic_long_inc(&kc_stats.changed_arming);
+}
+
 static void kc_fill_sampled(struct kc_sample *s, struct pt_regs *regs,
 			    struct kc_side *a)
 {
@@ -881,9 +909,17 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 	}
 	r->watch_addr = s->watch_addr;
 	r->watch_len = s->watch_len;
+	/*
+	 * The first value and the local watch in one go: a task that ran
+	 * here between them would change the value unseen, and be taken
+	 * for a CPU the watch had not reached.
+	 */
+	preempt_disable();
+	w.first = kc_watch_read_value(s->addr, s->size);
 	armed_us = kc_now_us();
 	r->armed_cpus = kc_watch_arm(s->slot, s->watch_addr, s->watch_len,
 				     writes, !sleep);
+	preempt_enable();
 	/* after arming: a write between the read and the watch is caught */
 	w.baseline = kc_watch_read_value(s->addr, s->size);
 	w.complete = r->armed_cpus >= r->online_cpus;
@@ -936,17 +972,10 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 		kc_filter_count(KC_FILTER_MEMORY_REUSE);
 		return;
 	}
-	r->old_value = w.baseline;
-	r->values_valid = w.complete;
-	if (w.complete) {
-		r->armed_cpus = max(r->armed_cpus, r->online_cpus);
-		r->value_changed = r->old_value != r->new_value;
-	} else {
-		atomic_long_inc(&kc_stats.window_partial);
-	}
 	r->own_task_slept = sleep &&
 			    s->addr + s->size > (unsigned long)current &&
 			    s->addr < (unsigned long)(current + 1);
+	kc_window_values(&w, r);
 	r->has_racer = kc_watch_take_trap(s->slot, &r->racer, &r->racer_regs);
 	r->nr_traps = min(kc_watch_nr_traps(s->slot), 255U);
 	r->traps_one_site = kc_watch_traps_one_site(s->slot);

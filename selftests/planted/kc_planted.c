@@ -1917,6 +1917,54 @@ noinline void kc_n22_peek(void)
 		   kc_r30_copy(&cpu_dr7, cpumask_first(cpu_online_mask)));
 }
 
+/*
+ * ---- R32: a writer its CPU's watch reaches too late ----
+ * The writer stores for a few milliseconds at a time with interrupts off,
+ * so an arming IPI sent meanwhile waits until it is done; the reader loads
+ * the word only while the writer is at it. A window on the load sees the
+ * value move on a CPU its watch has not reached: no trap can name that
+ * writer, only the value read before the arming shows the race. The
+ * writer's next stores come after a pause longer than any window, so no
+ * later trap names it either.
+ */
+#define KC_R32_HOLD_NS		(4 * NSEC_PER_MSEC)
+
+int kc_r32_word;
+static atomic_t kc_r32_holding;
+
+noinline void kc_r32_write(int v)
+{
+	kc_r32_word = v;
+}
+
+noinline int kc_r32_read(void)
+{
+	return kc_r32_word;
+}
+
+static void kc_r32_writer(void)
+{
+	u64 end = ktime_get_mono_fast_ns() + KC_R32_HOLD_NS;
+	unsigned long flags;
+	int v = 0;
+
+	local_irq_save(flags);
+	atomic_set_release(&kc_r32_holding, 1);
+	while (ktime_get_mono_fast_ns() < end)
+		kc_r32_write(++v);
+	atomic_set(&kc_r32_holding, 0);
+	local_irq_restore(flags);
+	usleep_range(10000, 11000);
+}
+
+static void kc_r32_reader(void)
+{
+	if (atomic_read_acquire(&kc_r32_holding))
+		WRITE_ONCE(kc_sink, kc_r32_read());
+	else
+		cpu_relax();
+}
+
 /* ---- running a scenario ---- */
 
 static int kc_worker_fn(void *data)
@@ -2018,6 +2066,7 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "n21", { kc_n21_peek, kc_n20_inc }, { 0, 0 } },
 	{ "r30", { kc_r27_add, kc_r30_sum }, { 0, 1 } },
 	{ "r31", { kc_r31_add, kc_r31_sum }, { 0, 1 } },
+	{ "r32", { kc_r32_writer, kc_r32_reader }, { 0, 1 } },
 	{ "n22", { kc_n22_peek }, { 1 } },
 	{ "h4", { kc_h4_sum }, { 1 } },
 };

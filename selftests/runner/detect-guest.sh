@@ -91,6 +91,7 @@ declare -A funcs=(
 	[r29]="kc_r29_add kc_r29_sum"
 	[r30]="kc_r27_add kc_r30_sum kc_r30_copy"
 	[r31]="kc_r31_add kc_r31_sum"
+	[r32]="kc_r32_read kc_r32_write"
 	[n22]="kc_n22_peek kc_r30_copy"
 	[n16]="kc_n16_inc kc_n16_peek"
 	[n17]="kc_n17_peek"

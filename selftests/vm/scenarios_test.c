@@ -421,6 +421,29 @@ TEST_F_TIMEOUT(scenario, r8_invisible_alias_writer_unknown_origin, 120)
 	ASSERT_EQ(NULL, strstr(block, " bytes by ")) TH_LOG("%s", reports[0]);
 }
 
+/*
+ * R32: the writer's CPU takes the watch only after its stores (interrupts
+ * off while it writes), so no trap can name it: the value read before the
+ * arming is what shows the race. A detector that compared only from the
+ * moment every CPU watched would never report it.
+ */
+TEST_F_TIMEOUT(scenario, r32_change_before_the_watch_held_is_reported, 120)
+{
+	static const char * const needles[] = {
+		"BUG: KCOLLIDER: data-race in kc_r32_read+",
+		"race at unknown origin, with read to 0x",
+		" changed=arming\n", "\nvalue changed: 0x", NULL,
+	};
+
+	ASSERT_EQ(0, target("kc_r32_read"));
+	ASSERT_EQ(0, kc_enable());
+	ASSERT_TRUE(run_until("r32", needles))
+		TH_LOG("no R32 report; log:\n%.3000s", read_reports());
+	ASSERT_LE(1, kc_stat("changed_arming"));
+	ASSERT_NE(NULL, strstr(reports[0], "\nkcollider: class: harmful\n"))
+		TH_LOG("%s", reports[0]);
+}
+
 TEST_F_TIMEOUT(scenario, r9_store_buffering_both_pairs, 120)
 {
 	static const char * const x_pair[] = {
