@@ -76,6 +76,7 @@ declare -A funcs=(
 	[r22]="kc_r22_note kc_r22_peek"
 	[r23]="kc_r23_read_seq"
 	[n13]="kc_n13_add kc_n13_read"
+	[n14]="kc_n14_read_counter"
 	[r24]="kc_n13_add kc_r24_read_plain"
 	[r25]="kc_r25_sb0 kc_r25_sb1"
 	# the racer's store lands before its trap: the reader is sampled
