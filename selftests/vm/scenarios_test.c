@@ -425,7 +425,8 @@ TEST_F_TIMEOUT(scenario, r8_invisible_alias_writer_unknown_origin, 120)
  * R32: the writer's CPU takes the watch only after its stores (interrupts
  * off while it writes), so no trap can name it: the value read before the
  * arming is what shows the race. A detector that compared only from the
- * moment every CPU watched would never report it.
+ * moment every CPU watched would miss it: the writer pauses longer than
+ * a window before it stores again.
  */
 TEST_F_TIMEOUT(scenario, r32_change_before_the_watch_held_is_reported, 120)
 {
