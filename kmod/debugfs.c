@@ -244,7 +244,8 @@ static int kc_stats_show(struct seq_file *m, void *v)
 	kc_profile_stats(m);
 	kc_pool_stats(m);
 	kc_sampler_stats(m);
-	seq_printf(m, "samples %ld\nstall_us %ld\nstall_queued_us %ld\n"
+	seq_printf(m, "samples %ld\nsamples_writes %ld\nstall_us %ld\n"
+		   "stall_queued_us %ld\n"
 		   "stall_arm_us %ld\n"
 		   "stall_window_us %ld\nstall_sleeps %ld\n"
 		   "stall_sleep_late_us %ld\nloop_waits %ld\n"
@@ -259,6 +260,7 @@ static int kc_stats_show(struct seq_file *m, void *v)
 		   "racer_read_other %ld\n"
 		   "racers_stepping %ld\nracers_carried %ld\n",
 		   atomic_long_read(&s->samples),
+		   atomic_long_read(&s->samples_writes),
 		   atomic_long_read(&s->stall_us),
 		   atomic_long_read(&s->stall_queued_us),
 		   atomic_long_read(&s->stall_arm_us),

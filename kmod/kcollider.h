@@ -89,6 +89,7 @@ enum kc_skip {
 
 struct kc_stats {
 	atomic_long_t samples;
+	atomic_long_t samples_writes;	/* of them, on a write */
 	atomic_long_t stall_us;	/* time sampled threads were held */
 	atomic_long_t stall_queued_us;	/* of it, runnable behind others */
 	atomic_long_t stall_charged_us;	/* the rest: the budget's part */
@@ -358,7 +359,12 @@ struct kc_pick_marks {
 
 unsigned long kc_sites_pick(const struct kc_pick_marks *pm);
 /* what a sampled hit of a site made of its address */
-enum kc_verdict { KC_VERDICT_NONE, KC_VERDICT_WATCHED, KC_VERDICT_DENIED };
+enum kc_verdict {
+	KC_VERDICT_NONE,
+	KC_VERDICT_WATCHED,
+	KC_VERDICT_DENIED,
+	KC_VERDICT_STACK,
+};
 void kc_sites_note_run(unsigned long addr, bool ran, u8 verdict);
 void kc_sites_note_loaded(unsigned long site, unsigned long word);
 void kc_sites_refuse(unsigned long addr);
@@ -493,12 +499,16 @@ __visible void kc_stall(struct pt_regs *regs);
 int kc_stall_init(void);
 void kc_stall_exit(void);
 /* kc_stall_try(): not stalled, stalled, or never to be sampled again */
-/* NEVER: the site can never be sampled; DENIED: its access was refused */
+/*
+ * NEVER: the site can never be sampled; DENIED: its access was refused;
+ * ON_STACK: skipped, its address on a stack
+ */
 enum {
 	KC_STALL_SKIPPED,
 	KC_STALL_REDIRECTED,
 	KC_STALL_NEVER,
 	KC_STALL_DENIED,
+	KC_STALL_ON_STACK,
 };
 int kc_stall_try(unsigned long ip, const struct kc_insn *insn,
 		 struct pt_regs *regs, unsigned long addr);

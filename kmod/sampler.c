@@ -364,6 +364,8 @@ static int kc_probe_take_hit(struct kprobe *kp, struct pt_regs *regs)
 		kc_pool_verdict(kp, KC_VERDICT_WATCHED);
 	else if (ret == KC_STALL_DENIED)
 		kc_pool_verdict(kp, KC_VERDICT_DENIED);
+	else if (ret == KC_STALL_ON_STACK)
+		kc_pool_verdict(kp, KC_VERDICT_STACK);
 	return ret == KC_STALL_REDIRECTED;
 }
 NOKPROBE_SYMBOL(kc_probe_take_hit);

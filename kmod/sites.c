@@ -52,6 +52,24 @@
 /* a site whose marking is sampled seldom: its weight's halvings */
 #define KC_SELDOM_HALVINGS	3
 /*
+ * A site whose sampled hit was on a stack, which no watch covers, costs
+ * an arming and finds nothing: each such hit halves its weight, down to
+ * 1 / 2^KC_STACK_MAX, and one watched restores it. The same code is
+ * mostly handed the same kind of memory by its callers (a helper filling
+ * a caller's local structure); one handed both kinds keeps its weight.
+ * No decay with time: only a pick can show a change of callers.
+ */
+#define KC_STACK_MAX		4
+/*
+ * A site that only reads has its weight halved once. Its watch catches
+ * writers alone, where a write's catches readers too; and the data races
+ * are on is mostly read more often than written, so a window on the write
+ * has the frequent side to wait for, and one on a read the rare side.
+ */
+#define KC_READ_HALVINGS	1
+/* an offset's flag while the table is built: the site only reads */
+#define KC_OFF_READ		BIT(31)
+/*
  * Of every KC_RUNNING_OF picks, KC_RUNNING_PICKS go to a function a CPU
  * ran in the last KC_RUNNING_AGE_MS (see profile.c), and the rest stay
  * uniform: code that runs rarely, or with interrupts off where no tick
@@ -175,6 +193,8 @@ struct kc_range {
 	unsigned int nr_refused_remote;	/* by the per-CPU deny set */
 	u8 *cold;			/* the halvings of each site's weight */
 	u32 *cold_at;			/* jiffies of its last unrun arming */
+	u8 *stack;			/* halvings earned by stack hits */
+	unsigned long *reads;		/* the sites that only read */
 	u32 spec_sites[KC_MAX_SPECS];
 	u32 spec_funcs[KC_MAX_SPECS];
 	/*
@@ -214,6 +234,7 @@ struct kc_range {
 static DEFINE_MUTEX(kc_sites_lock);
 static LIST_HEAD(kc_ranges);
 static unsigned long kc_nr_sites;
+static unsigned long kc_nr_read_sites;
 static u64 kc_build_ns;
 static unsigned long kc_build_bytes;
 static unsigned long kc_denied_funcs;
@@ -225,6 +246,8 @@ static unsigned long kc_running_loaded;
 static unsigned long kc_picks_remote;
 static unsigned long kc_picks_unwatched;	/* left out for their marking */
 static unsigned long kc_picks_remote_hot;
+/* stack hits that lowered a site's weight */
+static unsigned long kc_sites_stack_halvings;
 static unsigned long kc_nr_remote;
 /* remote sites whose last arming ran, under kc_sites_lock */
 static unsigned long kc_remote_hot[KC_REMOTE_HOT];
@@ -360,9 +383,15 @@ static void kc_range_push_function(struct kc_range *r, unsigned long start,
 	r->funcs[r->nr_funcs++] = (u64)(start - r->base) << 32 | (u32)size;
 }
 
-static int kc_range_push(struct kc_range *r, u32 off, bool remote)
+static int kc_range_push(struct kc_range *r, u32 off, bool remote,
+			 bool reads)
 {
-	int ret = kc_offs_push(&r->offs, &r->nr, &r->cap, off);
+	int ret;
+
+	if (off & KC_OFF_READ)
+		return -E2BIG;
+	ret = kc_offs_push(&r->offs, &r->nr, &r->cap,
+			   reads ? off | KC_OFF_READ : off);
 
 	/* a site left out of the remote ones is still a site */
 	if (!ret && remote)
@@ -583,7 +612,8 @@ static unsigned int kc_decode_function(struct kc_range *r, unsigned long start,
 			kc_block_start_sites++;
 			continue;
 		}
-		if (kc_range_push(r, start + off - r->base, remote))
+		if (kc_range_push(r, start + off - r->base, remote,
+				  !(insn.mem[0].access & KC_ACC_WRITE)))
 			break;
 	}
 	return r->nr - before;
@@ -665,6 +695,8 @@ static void kc_range_free(struct kc_range *r)
 	bitmap_free(r->refused);
 	kvfree(r->cold);
 	kvfree(r->cold_at);
+	kvfree(r->stack);
+	bitmap_free(r->reads);
 	kfree(r);
 }
 
@@ -683,6 +715,32 @@ static int kc_off_cmp(const void *key, const void *elt)
 	return a < b ? -1 : a > b;
 }
 
+/* offsets still carrying KC_OFF_READ, compared without it */
+static int kc_flagged_off_cmp(const void *key, const void *elt)
+{
+	u32 a = *(const u32 *)key & ~KC_OFF_READ;
+	u32 b = *(const u32 *)elt & ~KC_OFF_READ;
+
+	return a < b ? -1 : a > b;
+}
+
+/* The build's read flags into their own bitmap, once the offsets sort. */
+static int kc_range_split_reads(struct kc_range *r)
+{
+	unsigned int i;
+
+	r->reads = bitmap_zalloc(max(r->nr, 1U), GFP_KERNEL);
+	if (!r->reads)
+		return -ENOMEM;
+	for (i = 0; i < r->nr; i++) {
+		if (!(r->offs[i] & KC_OFF_READ))
+			continue;
+		__set_bit(i, r->reads);
+		r->offs[i] &= ~KC_OFF_READ;
+	}
+	return 0;
+}
+
 static int kc_func_cmp(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
@@ -697,7 +755,9 @@ static int kc_range_seal(struct kc_range *r)
 	 * address (refusals, weights, the running code's sites) need them
 	 * sorted.
 	 */
-	sort(r->offs, r->nr, sizeof(*r->offs), kc_off_cmp, NULL);
+	sort(r->offs, r->nr, sizeof(*r->offs), kc_flagged_off_cmp, NULL);
+	if (kc_range_split_reads(r))
+		return -ENOMEM;
 	sort(r->remote, r->nr_remote, sizeof(*r->remote), kc_off_cmp, NULL);
 	sort(r->funcs, r->nr_funcs, sizeof(*r->funcs), kc_func_cmp, NULL);
 	sort(r->atomics, r->nr_atomics, sizeof(*r->atomics), kc_atomic_cmp,
@@ -707,18 +767,20 @@ static int kc_range_seal(struct kc_range *r)
 	r->cold = kvcalloc(max(r->nr, 1U), sizeof(*r->cold), GFP_KERNEL);
 	r->cold_at = kvcalloc(max(r->nr, 1U), sizeof(*r->cold_at),
 			      GFP_KERNEL);
+	r->stack = kvcalloc(max(r->nr, 1U), sizeof(*r->stack), GFP_KERNEL);
 	r->remote_denials = kvcalloc(max(r->nr_remote, 1U),
 				     sizeof(*r->remote_denials), GFP_KERNEL);
 	return r->refused && r->funcs_cleared && r->cold && r->cold_at &&
-	       r->remote_denials ? 0 : -ENOMEM;
+	       r->stack && r->remote_denials ? 0 : -ENOMEM;
 }
 
 static unsigned long kc_range_bytes(const struct kc_range *r)
 {
 	return sizeof(*r) + (r->cap + r->cap_remote) * sizeof(u32) +
 	       r->cap_funcs * sizeof(*r->funcs) +
-	       BITS_TO_LONGS(max(r->nr, 1U)) * sizeof(long) +
-	       max(r->nr, 1U) * (sizeof(*r->cold) + sizeof(*r->cold_at)) +
+	       2 * BITS_TO_LONGS(max(r->nr, 1U)) * sizeof(long) +
+	       max(r->nr, 1U) * (sizeof(*r->cold) + sizeof(*r->cold_at) +
+				 sizeof(*r->stack)) +
 	       max(r->nr_remote, 1U) * sizeof(*r->remote_denials);
 }
 
@@ -743,22 +805,24 @@ static bool kc_site_taken(unsigned int cold)
 
 /*
  * Under kc_sites_lock: the halvings of site @idx's weight, its marking's
- * with its coldness; negative where its marking is never sampled.
+ * with its coldness and its stack hits; negative where its marking is
+ * never sampled.
  */
 static int kc_site_weight(const struct kc_range *r, unsigned long idx,
 			  const struct kc_pick_marks *pm)
 {
+	unsigned int halvings = kc_site_cold(r, idx) + r->stack[idx] +
+				(test_bit(idx, r->reads) ? KC_READ_HALVINGS : 0);
 	unsigned int kind_bit;
 
 	if (!pm->never && !pm->seldom)
-		return kc_site_cold(r, idx);
+		return halvings;
 	kind_bit = BIT(kc_marks_kind_at(r->base + r->offs[idx]));
 	if (pm->never & kind_bit) {
 		kc_picks_unwatched++;
 		return -1;
 	}
-	return kc_site_cold(r, idx) +
-	       (pm->seldom & kind_bit ? KC_SELDOM_HALVINGS : 0);
+	return halvings + (pm->seldom & kind_bit ? KC_SELDOM_HALVINGS : 0);
 }
 
 /*
@@ -927,10 +991,12 @@ static void kc_sites_recount(void)
 	kc_running_forget();
 	kc_nr_remote_hot = 0;
 	kc_nr_sites = 0;
+	kc_nr_read_sites = 0;
 	kc_nr_remote = 0;
 	kc_build_bytes = 0;
 	list_for_each_entry(r, &kc_ranges, node) {
 		kc_nr_sites += r->nr;
+		kc_nr_read_sites += bitmap_weight(r->reads, r->nr);
 		kc_nr_remote += r->nr_remote;
 		kc_build_bytes += kc_range_bytes(r);
 	}
@@ -1712,6 +1778,13 @@ void kc_sites_note_run(unsigned long addr, bool ran, u8 verdict)
 		r->cold[idx] = min(kc_site_cold(r, idx) + 1, KC_COLD_MAX);
 		r->cold_at[idx] = jiffies;
 	}
+	if (r && verdict == KC_VERDICT_WATCHED) {
+		r->stack[idx] = 0;
+	} else if (r && verdict == KC_VERDICT_STACK &&
+		   r->stack[idx] < KC_STACK_MAX) {
+		r->stack[idx]++;
+		kc_sites_stack_halvings++;
+	}
 	remote = r ? kc_range_remote_idx(r, addr - r->base) : -1;
 	if (remote >= 0) {
 		kc_remote_hot_note(addr, ran);
@@ -1947,8 +2020,8 @@ void kc_sites_stats(struct seq_file *m)
 		refused += r->nr_refused;
 		refused_remote += r->nr_refused_remote;
 	}
-	seq_printf(m, "sites %lu\nsites_refused %lu\nsites_refused_remote %lu\n"
-		   "sites_bytes %lu\n"
+	seq_printf(m, "sites %lu\nsites_reads %lu\nsites_refused %lu\n"
+		   "sites_refused_remote %lu\nsites_bytes %lu\n"
 		   "sites_build_ms %llu\nfuncs_denied %lu\npicks_running %lu\n"
 		   "picks_uniform %lu\npicks_callee %lu\npicks_remote_percpu %lu\n"
 		   "picks_remote_hot %lu\npicks_unwatched %lu\n"
@@ -1956,8 +2029,9 @@ void kc_sites_stats(struct seq_file *m)
 		   "sites_remote_percpu %lu\n"
 		   "pick_us_mean %llu\nrunning_lookups %lu\n"
 		   "running_refresh_ms %llu\nrunning_lookup_us_mean %llu\n"
-		   "running_loaded %lu\n",
-		   kc_nr_sites, refused, refused_remote, kc_build_bytes,
+		   "running_loaded %lu\nsites_stack_halvings %lu\n",
+		   kc_nr_sites, kc_nr_read_sites, refused, refused_remote,
+		   kc_build_bytes,
 		   div_u64(kc_build_ns, NSEC_PER_MSEC), kc_denied_funcs,
 		   kc_picks_running, kc_picks_uniform, kc_picks_callee,
 		   kc_picks_remote, kc_picks_remote_hot, kc_picks_unwatched,
@@ -1971,7 +2045,7 @@ void kc_sites_stats(struct seq_file *m)
 		   div_u64(kc_running_refresh_ns, NSEC_PER_MSEC),
 		   div64_u64(kc_running_lookup_ns,
 			     max(kc_running_lookups, 1UL) * NSEC_PER_USEC),
-		   kc_running_loaded);
+		   kc_running_loaded, kc_sites_stack_halvings);
 	mutex_unlock(&kc_sites_lock);
 }
 

@@ -306,9 +306,12 @@ static bool kc_watch_cover(unsigned long addr, unsigned int size,
 }
 NOKPROBE_SYMBOL(kc_watch_cover);
 
-/* -1 if the access can be watched, else why not (a kc_skip). */
+/*
+ * -1 if the access can be watched, else why not (a kc_skip); @on_stack
+ * set where that is the stack.
+ */
 static int kc_addr_refused(unsigned long addr, unsigned int size,
-			   unsigned long sp)
+			   unsigned long sp, bool *on_stack)
 {
 	unsigned long base;
 	unsigned int len;
@@ -319,7 +322,8 @@ static int kc_addr_refused(unsigned long addr, unsigned int size,
 	why = kc_addr_refusal(base, len);
 	if (why >= 0)
 		return why;
-	return kc_addr_on_stack(base, sp) ? KC_SKIP_FORBIDDEN : -1;
+	*on_stack = kc_addr_on_stack(base, sp);
+	return *on_stack ? KC_SKIP_FORBIDDEN : -1;
 }
 
 static void kc_redirect(unsigned long ip, struct pt_regs *regs)
@@ -485,7 +489,7 @@ int kc_stall_try(unsigned long ip, const struct kc_insn *insn,
 	struct kc_sample *s;
 	unsigned long watch_addr;
 	unsigned int watch_len;
-	bool never = false;
+	bool never = false, on_stack = false;
 	int skip;
 
 	skip = kc_should_skip(preempt);
@@ -498,7 +502,7 @@ int kc_stall_try(unsigned long ip, const struct kc_insn *insn,
 		never = true;
 		goto skipped;
 	}
-	skip = kc_addr_refused(addr, size, regs->sp);
+	skip = kc_addr_refused(addr, size, regs->sp, &on_stack);
 	if (skip >= 0)
 		goto skipped;
 	kc_watch_cover(addr, size, &watch_addr, &watch_len);
@@ -557,8 +561,9 @@ skipped:
 		kc_note_passed(ip, 0);
 	if (never)
 		return KC_STALL_NEVER;
-	return skip == KC_SKIP_PERCPU_DENIED ? KC_STALL_DENIED :
-					       KC_STALL_SKIPPED;
+	if (skip == KC_SKIP_PERCPU_DENIED)
+		return KC_STALL_DENIED;
+	return on_stack ? KC_STALL_ON_STACK : KC_STALL_SKIPPED;
 }
 NOKPROBE_SYMBOL(kc_stall_try);
 
@@ -891,6 +896,8 @@ static void kc_sample_run(struct kc_sample *s, struct pt_regs *regs)
 
 	memset(r, 0, sizeof(*r));
 	atomic_long_inc(&kc_stats.samples);
+	if (writes)
+		atomic_long_inc(&kc_stats.samples_writes);
 	r->addr = s->addr;
 	r->size = s->size;
 	r->watch_rw = writes;

@@ -428,6 +428,34 @@ TEST_F(engine, user_access_regions_have_no_sites)
 	ASSERT_EQ(0, kc_write_attr("targets", "clear"));
 }
 
+/*
+ * The table knows which sites only read (their weight halved): R32's
+ * load and store, and H2's add to memory, which reads and writes.
+ */
+static void expect_read_sites(struct __test_metadata *_metadata,
+			      const char *target, bool reads)
+{
+	long sites;
+
+	/* a spec adds to the targets */
+	ASSERT_EQ(0, kc_write_attr("targets", "clear"));
+	ASSERT_EQ(0, kc_write_attr("targets", target));
+	sites = kc_stat("sites");
+	ASSERT_GE(sites, 1) TH_LOG("%s", target);
+	ASSERT_EQ(reads ? sites : 0, kc_stat("sites_reads"))
+		TH_LOG("%s: %ld sites", target, sites);
+}
+
+TEST_F(engine, read_only_sites_are_told_from_writes)
+{
+	ASSERT_EQ(0, load_planted());
+	expect_read_sites(_metadata, "kc_planted:kc_r32_read", true);
+	expect_read_sites(_metadata, "kc_planted:kc_r32_write", false);
+	expect_read_sites(_metadata, "kc_planted:kc_h2_fill", false);
+	ASSERT_EQ(0, kc_write_attr("targets", "clear"));
+	ASSERT_EQ(0, kc_unload_module("kc_planted"));
+}
+
 /* The detector's own dependencies are named, but never get a site. */
 static bool kernel_has_function(const char *name)
 {
@@ -1262,25 +1290,35 @@ TEST_F_TIMEOUT(engine, hot_loop_traps_at_most_twice_per_sample, 600)
  * (the armer's removal and a wait in the trampoline) it took two traps
  * a sample, and with neither, thousands.
  */
+/* kmod/sites.c's KC_STACK_MAX: the halvings stack hits may cost a site */
+#define STACK_MAX_HALVINGS	4
+
 TEST_F_TIMEOUT(engine, hot_loop_of_skipped_samples_traps_at_most_twice, 600)
 {
-	long fired, hits, skipped;
+	long fired, hits, skipped, sites, halvings;
 
 	ASSERT_EQ(0, load_planted());
 	ASSERT_EQ(0, kc_write_attr("targets", "kc_planted:kc_h2_fill"));
+	sites = kc_stat("sites");
+	ASSERT_GE(sites, 1);
 	ASSERT_EQ(0, kc_write_attr("sample_rate", "200"));
 	ASSERT_EQ(0, kc_enable());
 	ASSERT_EQ(0, run_hot_loop("h2 1000", 1000));
 	fired = kc_stat("fired");
 	hits = kc_stat("hits");
 	skipped = kc_stat("skipped_forbidden_address");
-	TH_LOG("fired %ld hits %ld skipped %ld samples %ld loop_waits %ld hits_stale %ld retire_settles %ld",
+	halvings = kc_stat("sites_stack_halvings");
+	TH_LOG("fired %ld hits %ld skipped %ld samples %ld loop_waits %ld hits_stale %ld retire_settles %ld sites %ld stack halvings %ld",
 	       fired, hits, skipped, kc_stat("samples"),
 	       kc_stat("loop_waits"), kc_stat("hits_stale"),
-	       kc_stat("retire_settles"));
+	       kc_stat("retire_settles"), sites, halvings);
+	/* its only sites lowered alike, the picks still find them */
 	ASSERT_GE(fired, 300);
 	ASSERT_GE(skipped, fired - 4);
 	ASSERT_EQ(0, kc_stat("samples"));
+	/* every stack hit lowers its site's weight, down to a floor */
+	ASSERT_GE(halvings, 1);
+	ASSERT_LE(halvings, STACK_MAX_HALVINGS * sites);
 	/*
 	 * One by design. Under TCG a vCPU may still run a translation made
 	 * while the int3 was in: the thread then waits in the trampoline
