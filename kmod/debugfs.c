@@ -256,7 +256,7 @@ static int kc_stats_show(struct seq_file *m, void *v)
 		   "reports_suppressed %ld\nreports_lost %ld\n"
 		   "dr_repaired %ld\nlate_traps %ld\n"
 		   "watch_splits_rmw %d\nsplit_read_traps %ld\n"
-		   "traps_awaited %ld\nracer_outside %ld\n"
+		   "traps_awaited %ld\nracer_outside %ld\ntraps_own %ld\n"
 		   "racer_read_other %ld\n"
 		   "racers_stepping %ld\nracers_carried %ld\n",
 		   atomic_long_read(&s->samples),
@@ -283,6 +283,7 @@ static int kc_stats_show(struct seq_file *m, void *v)
 		   atomic_long_read(&s->split_read_traps),
 		   atomic_long_read(&s->traps_awaited),
 		   atomic_long_read(&s->racer_outside),
+		   atomic_long_read(&s->traps_own),
 		   atomic_long_read(&s->racer_read_other),
 		   atomic_long_read(&s->racers_stepping),
 		   atomic_long_read(&s->racers_carried));

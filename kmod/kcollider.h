@@ -112,6 +112,7 @@ struct kc_stats {
 	atomic_long_t split_read_traps;	/* reads, watched for a split */
 	atomic_long_t traps_awaited;	/* changed value, #DB came late */
 	atomic_long_t racer_outside;	/* covering watch, other bytes */
+	atomic_long_t traps_own;	/* the detector's own code trapped */
 	atomic_long_t racer_read_other;	/* its load holds no watched value */
 	atomic_long_t racers_stepping;	/* taken from a probe's slot */
 	atomic_long_t racers_carried;	/* a load an int3 carried out */

@@ -1275,6 +1275,14 @@ static void kc_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 		return;
 	if (!emulated)
 		regs = kc_racer_regs(regs, &fixed);
+	/*
+	 * The detector's own code reads shared state of its own accord (the
+	 * profile reads a sleeping task's state): never a racer to report.
+	 */
+	if (within_module_core(regs->ip, THIS_MODULE)) {
+		atomic_long_inc(&kc_stats.traps_own);
+		return;
+	}
 	kc_note_trap_site(slot, regs->ip);
 	n = atomic_inc_return(&slot->nr_traps) - 1;
 	if (n >= KC_MAX_TRAPS)
