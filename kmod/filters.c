@@ -308,23 +308,58 @@ static unsigned int kc_rm_reg(const struct kc_insn *insn)
 	return (insn->modrm & 7) | ((insn->rex & 1) << 3);
 }
 
+/*
+ * The full register a byte operation's register number @n names, and the
+ * bit its byte starts at: without a REX prefix 4-7 are AH, CH, DH and BH,
+ * the second bytes of RAX-RBX (the kernel's thread-flag tests compile to
+ * "and $imm, %dh").
+ */
+static unsigned int kc_byte_reg(const struct kc_insn *insn, unsigned int n,
+				unsigned int *bit)
+{
+	*bit = 0;
+	if (insn->opsize != 1 || insn->rex || n < 4 || n > 7)
+		return n;
+	*bit = 8;
+	return n - 4;
+}
+
+/* Whether @insn's ModRM names @reg, a byte of it, or its number. */
+static bool kc_insn_names_reg(const struct kc_insn *insn, unsigned int reg)
+{
+	unsigned int bit;
+
+	if (!insn->has_modrm)
+		return false;
+	if (insn->reg == reg || kc_rm_reg(insn) == reg ||
+	    kc_byte_reg(insn, insn->reg, &bit) == reg)
+		return true;
+	return (insn->modrm >> 6) == 3 &&
+	       kc_byte_reg(insn, kc_rm_reg(insn), &bit) == reg;
+}
+
 /* A register-only test/and/bt of @reg with an immediate: its mask. */
 static bool kc_insn_tests_reg(const struct kc_insn *insn, unsigned int reg,
 			      u64 *mask)
 {
 	bool short_form = !insn->has_modrm && insn->map == 0 &&
 			  (insn->opcode == 0xa8 || insn->opcode == 0xa9);
+	unsigned int bit = 0;
+	u64 imm = (u64)insn->imm;
 
 	if (!insn->has_imm || (insn->flags & KC_INSN_MEM))
 		return false;
 	if (short_form ? reg != KC_REG_RAX :
 	    (!insn->has_modrm || (insn->modrm >> 6) != 3 ||
-	     kc_rm_reg(insn) != reg))
+	     kc_byte_reg(insn, kc_rm_reg(insn), &bit) != reg))
 		return false;
+	/* a byte's test sees that byte only, its immediate sign-extended */
+	if (insn->opsize == 1)
+		imm &= 0xff;
 	switch (insn->op) {
 	case KC_OP_TEST:
 	case KC_OP_AND:
-		*mask = (u64)insn->imm;
+		*mask = imm << bit;
 		return true;
 	case KC_OP_BT:
 		*mask = 1ULL << (insn->imm & 63);
@@ -393,8 +428,7 @@ static u64 kc_consumer_mask(const struct kc_side *s, unsigned long next)
 		if (kc_insn_tests_reg(&insn, s->dest_reg, &mask))
 			return shift >= 0 ? mask << shift : 0;
 		/* any other instruction naming the register: give up */
-		if ((insn.has_modrm && (insn.reg == s->dest_reg ||
-					kc_rm_reg(&insn) == s->dest_reg)) ||
+		if (kc_insn_names_reg(&insn, s->dest_reg) ||
 		    (insn.flags & KC_INSN_BRANCH))
 			return 0;
 	}

@@ -550,6 +550,37 @@ static void kc_b2_tester(void)
 }
 
 /*
+ * ---- B7: writer flips bit 0, reader tests bit 14 through a high-byte
+ * register, as the kernel's thread-flag tests compile
+ * (fpregs_assert_state_consistent(): "mov (%rax),%rdx; and $0x40,%dh").
+ * Written out so that no compiler picks another form ----
+ */
+unsigned long kc_b7_word;
+
+noinline void kc_b7_flip_bit0(void)
+{
+	kc_b7_word ^= 1;
+}
+
+noinline int kc_b7_test_bit14(void)
+{
+	int set;
+
+	asm volatile("movq %[word], %%rdx\n\t"
+		     "andb $0x40, %%dh\n\t"
+		     "setnz %b[set]"
+		     : [set] "=a" (set)
+		     : [word] "m" (kc_b7_word)
+		     : "rdx", "cc");
+	return set & 1;
+}
+
+static void kc_b7_tester(void)
+{
+	WRITE_ONCE(kc_sink, kc_b7_test_bit14());
+}
+
+/*
  * ---- B5: a plain store of a computed value vs a test of other bits ----
  * The writer loads, flips bit 0 and stores (no RMW instruction to read
  * its mask from); the value line shows bit 5 never changed.
@@ -2013,6 +2044,7 @@ static const struct kc_scenario kc_scenarios[] = {
 	{ "b1", { kc_b1_stat_inc, kc_b1_stat_inc, kc_b1_stat_inc },
 		{ 0, 1, 2 } },
 	{ "b2", { kc_b2_flip_bit0, kc_b2_tester }, { 0, 1 } },
+	{ "b7", { kc_b7_flip_bit0, kc_b7_tester }, { 0, 1 } },
 	{ "b3", { kc_b3_reader, kc_b3_reader }, { 0, 1 } },
 	{ "n1", { kc_n1_inc_locked, kc_n1_inc_locked }, { 0, 1 } },
 	{ "n2", { kc_n2_inc_locked, kc_n2_inc_locked }, { 0, 1 } },
@@ -2164,6 +2196,7 @@ static const struct {
 	{ "r12_flags", &kc_r12_flags },
 	{ "b1_stat", &kc_b1_stat },
 	{ "b2_bits", &kc_b2_bits },
+	{ "b7_word", &kc_b7_word },
 	{ "b3_jiffies", (const void *)&jiffies },
 	{ "n1_count", &kc_n1_count },
 	{ "n2_count", &kc_n2_count },

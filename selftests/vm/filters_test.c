@@ -207,6 +207,14 @@ TEST_F_TIMEOUT(filters, b2_test_of_other_bit_is_benign_other_bits, 120)
 	ASSERT_GE(kc_stat("benign_other-bits"), 1);
 }
 
+/* The test is of the second byte, through DH: its mask is shifted. */
+TEST_F_TIMEOUT(filters, b7_test_through_a_high_byte_register_is_other_bits, 120)
+{
+	expect_benign_only(_metadata, "kc_planted:kc_b7_test_bit14", "b7",
+			   "kcollider: benign: filter=other-bits sampled=kc_b7_test_bit14 racer=kc_b7_flip_bit0");
+	ASSERT_GE(kc_stat("benign_other-bits"), 1);
+}
+
 /* The writer is a plain store: the value line says bit 5 never changed. */
 TEST_F_TIMEOUT(filters, b5_store_keeping_the_tested_bit_is_other_bits, 120)
 {
