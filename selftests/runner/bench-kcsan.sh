@@ -68,12 +68,12 @@ declare -A expect=(
 	[n5]=race-free [n6]=race-free [n7]=race-free [n8]=race-free
 	[n9]=racy
 	[n10]=race-free [n11]=race-free [n12]=race-free
-	[r20]=racy [r21]=racy [r22]=racy [b6]=benign
+	[r20]=racy [r21]=racy [r22]=racy [b6]=benign [b7]=benign
 	[r23]=racy [n13]=race-free [r24]=racy [r25]=racy
 )
 all="r1 r2 r3 r4 r5 r6 r7 r8 r9 r10 r11 r12 r13 r14 r15 r16 r17 r18 r19
 	f1 b1 b2 b3 b4 b5 m1 m2 n1 n2 n3 n4 n5 n6 n7 n8 n9 n10 n11 n12
-	r20 r21 r22 b6 r23 n13 r24 r25"
+	r20 r21 r22 b6 b7 r23 n13 r24 r25"
 [ $# -gt 0 ] || set -- $all
 for sc in "$@"; do
 	[ -n "${expect[$sc]:-}" ] || die "unknown scenario $sc (one of: $(echo $all))"

@@ -68,6 +68,7 @@ declare -A funcs=(
 	[n8]="kc_n8_set kc_n8_poll"
 	[n9]="kc_n9_peek"
 	[b6]="kc_b6_set_first kc_b6_is_locked"
+	[b7]="kc_b7_flip_bit0 kc_b7_test_bit14"
 	[n10]="kc_n10_set_stop kc_n10_should_stop"
 	[n11]="kc_n11_publish kc_n11_observe"
 	[n12]="kc_n12_note kc_n12_peek_racy"
