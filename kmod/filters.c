@@ -239,13 +239,26 @@ static void kc_counter_learn(const struct kc_report *r)
  * name. Such changes were not compared at all once; judged as the pair of
  * increments they most likely are, on the site's and the location's
  * history, they keep a busy statistics counter from becoming one-sided
- * reports. A count seen decremented, reset or decided on stays harmful.
+ * reports. A count seen decremented, reset or decided on stays harmful,
+ * and so does one that moved by other than a few increments like the
+ * sampled one: another code path (a softirq adding a flag's worth to a
+ * task's count) is no statistic.
  */
+#define KC_UNSEEN_INCREMENTS	8
+
+static u64 kc_size_mask(unsigned int size)
+{
+	return size >= 8 ? ~0ULL : (1ULL << (size * 8)) - 1;
+}
+
 static bool kc_is_lossy_unseen(const struct kc_report *r)
 {
 	const struct kc_side *a = &r->sampled;
+	u64 diff = (r->new_value - r->old_value) & kc_size_mask(r->size);
+	s64 amount = kc_counter_amount(a);
 
-	return r->changed_arming && kc_counter_amount(a) > 0 &&
+	return r->changed_arming && amount > 0 && !(diff % amount) &&
+	       diff / amount <= KC_UNSEEN_INCREMENTS &&
 	       !kc_counter_decided(a) && kc_value_went_up(r) &&
 	       kc_history_clean(a->ip) && kc_history_clean(r->addr);
 }
@@ -277,11 +290,6 @@ no:
 }
 
 /* ---- other bits: a test of bits the racing RMW did not change ---- */
-
-static u64 kc_size_mask(unsigned int size)
-{
-	return size >= 8 ? ~0ULL : (1ULL << (size * 8)) - 1;
-}
 
 /* Bits the racer's read-modify-write can change; 0 when it cannot tell. */
 static u64 kc_rmw_mask(const struct kc_side *a, unsigned int size)

@@ -51,6 +51,8 @@ struct kc_slot {
 	/* the owner's: when the watch was published, and latency recorded */
 	u64 armed_ns;
 	bool latency_noted;
+	/* a self-test's: the module's own write is the racer it awaits */
+	bool selftest;
 	/*
 	 * The owner's acknowledgement scan of state scan_seq: every online
 	 * CPU below scan_cpu was seen watching, and checks counts the CPUs
@@ -859,11 +861,13 @@ static int kc_watch_selftest_run(size_t size, int tries,
 		kfree(arg);
 		return -EBUSY;
 	}
+	WRITE_ONCE(slot->selftest, true);
 	migrate_disable();
 	cpu = kc_watch_selftest_cpu();
 	for (i = 0; i < tries && ret == -EAGAIN && cpu < nr_cpu_ids; i++)
 		ret = once(slot, arg, cpu);
 	migrate_enable();
+	WRITE_ONCE(slot->selftest, false);
 	kc_watch_release(slot);
 	kfree(arg);
 	return cpu < nr_cpu_ids ? ret : -ENODEV;
@@ -1279,7 +1283,8 @@ static void kc_watch_hit(struct perf_event *bp, struct perf_sample_data *data,
 	 * The detector's own code reads shared state of its own accord (the
 	 * profile reads a sleeping task's state): never a racer to report.
 	 */
-	if (within_module_core(regs->ip, THIS_MODULE)) {
+	if (within_module_core(regs->ip, THIS_MODULE) &&
+	    !READ_ONCE(slot->selftest)) {
 		atomic_long_inc(&kc_stats.traps_own);
 		return;
 	}
